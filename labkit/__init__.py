@@ -1,0 +1,43 @@
+"""labkit: a compact autograd engine with PyTorch's API, built to be read.
+
+    import labkit as torch   # a student's PyTorch code runs after this swap
+"""
+from .engine import (Device as device, Size, Tensor, enable_grad, inference_mode,  # noqa: F401
+                     is_grad_enabled, no_grad, set_grad_enabled)
+from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, eye,  # noqa: F401
+                              from_numpy, full, full_like, initial_seed, linspace, manual_seed,
+                              ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                              randperm, seed, tensor, zeros, zeros_like)
+from .engine.dtype import (bool_ as bool, dtype, float16, float32, float64, int8,  # noqa: F401
+                           int16, int32, int64, uint8)
+from .engine.ops.arithmetic import add, div, mul, neg, pow, sub  # noqa: F401
+from .engine.ops.compare import (allclose, eq, equal, ge, gt, isfinite, isinf, isnan,  # noqa
+                                 le, logical_and, logical_not, logical_or, logical_xor, lt, ne)
+from .engine.ops.join import cat, chunk, concat, concatenate, split, stack  # noqa: F401
+from .engine.ops.linalg import matmul, mm  # noqa: F401
+from .engine.ops.reduce import (amax, amin, argmax, argmin, max, mean, min, std, sum,  # noqa
+                                var)
+from .engine.ops.select import maximum, minimum, where  # noqa: F401
+from .engine.ops.shape import (clone, flatten, permute, reshape, squeeze, t,  # noqa: F401
+                               transpose, unsqueeze)
+from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
+from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
+                               sqrt, tanh)
+from . import autograd, cuda  # noqa: F401,E402
+
+__version__ = "0.1.0"
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+clip = clamp
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(x):
+    return x.numel()

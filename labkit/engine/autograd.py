@@ -1,0 +1,302 @@
+"""The backward engine: walk the recorded Nodes in reverse creation order, iteratively.
+
+Reverse creation order is a valid topological order (an op's inputs are always made before
+it), so no recursion and no dependency counting are needed: collect the reachable nodes with
+an explicit stack, sort them by sequence number, and run each once with its summed gradient.
+"""
+import numpy as np
+
+from .function import AccumulateGrad, Node, accumulate_node
+from .grad_mode import mode, set_grad_enabled
+from .tensor import Tensor, tensor_method
+
+_make = Tensor._make
+
+
+def sum_to(grad, shape):
+    """Sum a broadcast gradient back to `shape`: the one place broadcasting is undone."""
+    gshape = grad.shape
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != g for s, g in zip(shape, gshape[lead:])):
+        raise RuntimeError(f"sum_to: a gradient of shape {tuple(gshape)} cannot be reduced to "
+                           f"shape {tuple(shape)}: the shapes are not broadcast-compatible.")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def _collect(roots):
+    """Every node reachable from the roots, in the order backward runs them."""
+    seen = set()
+    nodes = []
+    stack = [r for r in roots if r is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        nodes.append(node)
+        for e in node._edges:
+            if e is not None and id(e[0]) not in seen:
+                stack.append(e[0])
+    nodes.sort(key=_by_seq, reverse=True)
+    return nodes
+
+
+def _by_seq(node):
+    return node._seq
+
+
+def execution_order(tensors):
+    """The nodes behind `tensors` in the exact order backward() processes them."""
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    return _collect([t.grad_fn if t.grad_fn is not None else t._accum for t in tensors])
+
+
+def _root_grads(outputs, grad_outputs):
+    roots = []
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward: expected tensors, got {type(t).__name__}")
+        if not t._rg:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn: "
+                "nothing was recorded, so there is nothing to differentiate. Set "
+                "requires_grad=True on the weights (x = labkit.randn(3, requires_grad=True)) "
+                "before computing, and do not compute the loss under no_grad().")
+        if g is None:
+            if t.data.size != 1:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for scalar outputs, but this output has "
+                    f"shape {tuple(t.shape)}. Reduce it to one number first (loss = y.sum() or "
+                    "y.mean()), or pass gradient=<a tensor of the same shape> to backward().")
+            g = _make(t.device.xp.ones(t.data.shape, t.data.dtype), t.device)
+        else:
+            if not isinstance(g, Tensor):
+                g = _make(t.device.xp.asarray(g, dtype=t.data.dtype), t.device)
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(f"backward: gradient has shape {tuple(g.shape)} but the output "
+                                   f"has shape {tuple(t.shape)}; they must match.")
+            if g.device is not t.device:
+                raise RuntimeError(f"backward: gradient is on {g.device} but the output is on "
+                                   f"{t.device}; move it with gradient.to(output.device).")
+        node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
+        roots.append((node, t._out_idx, g))
+    return roots
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=False):
+    """Run the engine. With `inputs`, return their gradients instead of accumulating."""
+    roots = _root_grads(outputs, grad_outputs)
+    nodes = _collect([r[0] for r in roots])
+    buffers = {}
+    for node, idx, g in roots:
+        _add_to_buffer(buffers, node, idx, g)
+    targets = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            if not t._rg:
+                raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
+                                   "the graph. Create it with requires_grad=True.")
+            node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
+            targets.setdefault(id(node), []).append((i, t._out_idx))
+        nodes = _prune(nodes, targets)
+    results = [None] * len(inputs) if inputs is not None else None
+    handed = {id(g.data) for _, _, g in roots}  # arrays a leaf must copy before keeping
+    prev = mode.enabled
+    mode.enabled = bool(create_graph)
+    try:
+        for node in nodes:
+            grads = buffers.pop(id(node), None)
+            if grads is None:
+                continue
+            grads = _run_hooks(node, grads)
+            if targets is not None and id(node) in targets:
+                for i, idx in targets[id(node)]:
+                    results[i] = grads[idx]
+                if type(node) is AccumulateGrad:
+                    continue
+            if type(node) is AccumulateGrad:
+                if accumulate:
+                    _accumulate(node.variable, grads[0], create_graph, handed)
+                continue
+            _call_backward(node, grads, buffers, retain_graph)
+    finally:
+        mode.enabled = prev
+    if results is not None:
+        for i, r in enumerate(results):
+            if r is None and not allow_unused:
+                raise RuntimeError(
+                    f"grad: input {i} was not used to compute the outputs, so its gradient is "
+                    "undefined. Pass allow_unused=True to get None for it.")
+    return results
+
+
+def _prune(nodes, targets):
+    """Keep only nodes from which some target is reachable (nodes run in reverse seq order)."""
+    needed = set()
+    for node in reversed(nodes):
+        if id(node) in targets or any(e is not None and id(e[0]) in needed for e in node._edges):
+            needed.add(id(node))
+    return [n for n in nodes if id(n) in needed]
+
+
+def _add_to_buffer(buffers, node, idx, g):
+    slot = buffers.get(id(node))
+    if slot is None:
+        slot = buffers[id(node)] = [None] * len(node._out_shapes)
+    slot[idx] = g if slot[idx] is None else slot[idx] + g
+
+
+def _run_hooks(node, grads):
+    hooks = node._hooks
+    if hooks:
+        for idx, fns in hooks.items():
+            for fn in fns:
+                if grads[idx] is None:
+                    continue
+                new = fn(grads[idx])
+                if new is not None:
+                    grads[idx] = new
+    return grads
+
+
+def _call_backward(node, grads, buffers, retain_graph):
+    if node._freed:
+        node.saved_tensors  # raises the "backward through the graph a second time" error
+    for i, g in enumerate(grads):
+        if g is None:  # an output no path used: its gradient is zero
+            grads[i] = _make(node._device.xp.zeros(node._out_shapes[i], node._out_dtypes[i]),
+                             node._device)
+    out = node._fn.backward(node, *grads)
+    if type(out) is not tuple:
+        out = (out,)
+    edges = node._edges
+    if len(out) != len(edges):
+        raise RuntimeError(
+            f"{type(node).__name__}: backward returned {len(out)} gradient(s) but forward took "
+            f"{len(edges)} argument(s); return one per forward argument (None for non-tensors).")
+    if mode.anomaly:
+        _check_nan(node, out)
+    for i, (e, g) in enumerate(zip(edges, out)):
+        if e is None or g is None:
+            continue
+        nxt, idx = e
+        if not isinstance(g, Tensor):
+            g = _make(g, node._device)
+        shape = nxt._out_shapes[idx]
+        if g.data.shape != shape:
+            try:
+                g = sum_to(g, shape)
+            except RuntimeError:
+                raise RuntimeError(
+                    f"{type(node).__name__} returned an invalid gradient at index {i}: got shape "
+                    f"{tuple(g.shape)} but expected a shape broadcastable to {tuple(shape)}. "
+                    "A backward must return one gradient per input, shaped like that input."
+                ) from None
+        _add_to_buffer(buffers, nxt, idx, g)
+    if not retain_graph and node._saved:
+        node._saved = ()
+        node._freed = True
+
+
+def _accumulate(leaf, g, create_graph, handed):
+    if g.data.dtype != leaf.data.dtype:
+        g = _make(g.data.astype(leaf.data.dtype), g.device)
+    if create_graph:
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+        return
+    if g.grad_fn is not None:
+        g = g.detach()
+    old = leaf.grad
+    if old is None:
+        arr = g.data
+        if arr.base is not None or not arr.flags.writeable or id(arr) in handed:
+            arr = arr.copy()
+            g = _make(arr, g.device)
+        handed.add(id(arr))
+        leaf.grad = _make(arr, g.device)
+    elif old.grad_fn is not None or not old.data.flags.writeable:
+        leaf.grad = old.detach() + g
+    else:
+        old.data += g.data
+        old._bump_version()
+
+
+def _check_nan(node, grads):
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        arr = g.data if isinstance(g, Tensor) else g
+        if arr.dtype.kind == "f" and bool(node._device.xp.isnan(arr).any()):
+            where = "".join(node._trace or ["    (created before anomaly mode was turned on)\n"])
+            raise RuntimeError(
+                f"Function '{type(node).__name__}' returned nan values in its {i}th output.\n"
+                f"The forward op that made this node was called here:\n{where}"
+                "Look for log or sqrt of a non-positive number, 0/0, inf-inf, or exp overflowing.")
+
+
+@tensor_method("backward")
+def backward(tensors, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute d(tensors)/d(leaf) for every leaf in the graph, adding into each leaf's .grad."""
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    if gradient is None or isinstance(gradient, Tensor):
+        gradient = (gradient,) * len(tensors) if gradient is None else (gradient,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        res = run_backward(tensors, tuple(gradient), retain_graph, create_graph, inputs=inputs,
+                           accumulate=False, allow_unused=True)
+        for t, g in zip(inputs, res):
+            if g is not None:
+                _accumulate(t, g, create_graph, set())
+        return None
+    run_backward(tensors, tuple(gradient), retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad)."""
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = run_backward(outputs, tuple(grad_outputs), retain_graph, create_graph, inputs=inputs,
+                       accumulate=False, allow_unused=allow_unused)
+    return tuple(res)
+
+
+class detect_anomaly:
+    """Record where each op was created and stop at the first backward that makes nan."""
+
+    def __init__(self, check_nan=True):
+        self.value = check_nan
+
+    def __enter__(self):
+        self.prev = mode.anomaly
+        mode.anomaly = self.value
+        return self
+
+    def __exit__(self, *exc):
+        mode.anomaly = self.prev
+        return False
+
+
+def set_detect_anomaly(mode_on):
+    mode.anomaly = bool(mode_on)
+
+
+__all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
+           "execution_order", "Node", "set_grad_enabled"]

@@ -1,0 +1,243 @@
+"""Making tensors: tensor, zeros, ones, arange, randn ... and the seeded random stream."""
+import numpy as np
+
+from . import dtype as _dt
+from .device import Device, cpu, to_device_array
+from .tensor import Tensor
+
+_f32 = np.dtype("float32")
+
+
+class Generator:
+    """A random stream; labkit.manual_seed(s) reseeds the default one (same numbers on every
+    device: they are drawn on the host, then moved)."""
+
+    def __init__(self, device="cpu"):
+        self.device = Device(device)
+        self.manual_seed(67280421310721)
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self.rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def seed(self):
+        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
+
+    def get_state(self):
+        return self.rng.bit_generator.state
+
+    def set_state(self, state):
+        self.rng.bit_generator.state = state
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    """Make every random draw after this reproducible."""
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"size must be non-negative integers, got {tuple(size)}.")
+    return tuple(int(s) for s in size)
+
+
+def _finish(arr, dtype, device, requires_grad):
+    """Cast to dtype, move to device, wrap; the one exit of every creation function."""
+    dev = Device(device) if device is not None else cpu
+    np_dtype = _dt.to_np(dtype)
+    if np_dtype is not None and arr.dtype != np_dtype:
+        arr = arr.astype(np_dtype)
+    if dev is not cpu:
+        arr = to_device_array(arr, dev)
+    t = Tensor._make(arr, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer(arr):
+    """torch's defaults: Python floats become float32; ints int64; bools bool."""
+    if arr.dtype.kind == "f" and arr.dtype != np.float16:
+        return arr.astype(_f32) if arr.dtype != _f32 else arr
+    if arr.dtype.kind in "iu" and arr.dtype != np.uint8:
+        return arr.astype(np.int64) if arr.dtype != np.int64 else arr
+    return arr
+
+
+def _from_data(data):
+    if isinstance(data, Tensor):
+        return data._host(), True
+    if isinstance(data, np.ndarray):
+        return data, True
+    if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
+        return data.get(), True
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+        data = [d.tolist() if isinstance(d, Tensor) else d for d in data]
+    try:
+        arr = np.array(data)
+    except ValueError as e:
+        raise ValueError(f"tensor(): the data is ragged (rows of different lengths) or not "
+                         f"numeric: {e}. Every row must have the same length.") from None
+    if arr.dtype == object or arr.dtype.kind in "USM":
+        raise TypeError(f"tensor(): could not make a numeric tensor from {type(data).__name__} "
+                        f"data (numpy saw dtype {arr.dtype}). Use numbers, bools, or nested "
+                        "lists of them with equal lengths.")
+    return arr, False
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of data (numbers, nested lists, numpy arrays, tensors)."""
+    arr, typed = _from_data(data)
+    if not typed:
+        arr = _infer(arr)
+    return _finish(np.array(arr, copy=True), dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory with a numpy array when dtype and device allow."""
+    if isinstance(data, Tensor):
+        return data.to(device or data.device, dtype) if (dtype or device) else data
+    arr, typed = _from_data(data)
+    if not typed:
+        arr = _infer(arr)
+    return _finish(arr, dtype, device, False)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with a numpy array (changes show in both)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}.")
+    _dt.from_np(array.dtype)
+    return Tensor._make(array, cpu)
+
+
+def _filled(fill, size, dtype, device, requires_grad, default=_f32):
+    np_dtype = _dt.to_np(dtype) or default
+    return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    np_dtype = _dt.to_np(dtype) or _f32
+    return _finish(np.empty(_size(size), np_dtype), None, device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    default = np.bool_ if isinstance(fill_value, bool) else \
+        np.int64 if isinstance(fill_value, int) else _f32
+    return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device,
+                   requires_grad, np.dtype(default))
+
+
+def _like(x, dtype, device):
+    return dtype or x.dtype, device or x.device
+
+
+def zeros_like(x, dtype=None, device=None, requires_grad=False):
+    return zeros(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+                 requires_grad=requires_grad)
+
+
+def ones_like(x, dtype=None, device=None, requires_grad=False):
+    return ones(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+                requires_grad=requires_grad)
+
+
+def empty_like(x, dtype=None, device=None, requires_grad=False):
+    return empty(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+                 requires_grad=requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(x.shape, fill_value, dtype=_like(x, dtype, device)[0],
+                device=_like(x, dtype, device)[1], requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """start, start+step, ... below end; int64 if all arguments are ints, else float32."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be non-zero.")
+    ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+    arr = np.arange(start, end, step, dtype=np.int64 if ints else np.float64)
+    if not ints and dtype is None:
+        arr = arr.astype(_f32)
+    return _finish(arr, dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps).astype(_dt.to_np(dtype) or _f32), None, device,
+                   requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m, dtype=_dt.to_np(dtype) or _f32), None, device, requires_grad)
+
+
+def _gen(generator):
+    return (generator or default_generator).rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform numbers in [0, 1)."""
+    np_dtype = _dt.to_np(dtype) or _f32
+    arr = _gen(generator).random(_size(size), dtype=np.float64).astype(np_dtype)
+    return _finish(arr, None, device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal numbers (mean 0, variance 1)."""
+    np_dtype = _dt.to_np(dtype) or _f32
+    arr = _gen(generator).standard_normal(_size(size)).astype(np_dtype)
+    return _finish(arr, None, device, requires_grad)
+
+
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None):
+    """Integers in [low, high)."""
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint: pass size, e.g. labkit.randint(0, 10, (3,)).")
+    arr = _gen(generator).integers(low, high, _size((size,) if isinstance(size, int) else size))
+    return _finish(arr.astype(np.int64), dtype, device, False)
+
+
+def randperm(n, generator=None, dtype=None, device=None):
+    """A random ordering of 0..n-1."""
+    return _finish(_gen(generator).permutation(n).astype(np.int64), dtype, device, False)
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+                 requires_grad=requires_grad)

@@ -1,0 +1,125 @@
+"""Devices and the array module `xp` behind them.
+
+A Tensor lives on one Device. The Device knows its array module: numpy for
+"cpu", cupy for "cuda". Ops call `device.xp`, so one op definition serves both
+(Chainer's trick). cupy is imported only when a cuda device is first used.
+"""
+import numpy as np
+
+_cupy = None
+_cuda_ok = None  # cached answer of cuda_available()
+
+
+def cuda_available():
+    """True when cupy imports and sees at least one GPU (never raises)."""
+    global _cupy, _cuda_ok
+    if _cuda_ok is None:
+        try:
+            import cupy
+            _cuda_ok = cupy.cuda.runtime.getDeviceCount() > 0
+            _cupy = cupy if _cuda_ok else None
+        except Exception:
+            _cuda_ok = False
+    return _cuda_ok
+
+
+def _require_cuda(name):
+    if not cuda_available():
+        raise RuntimeError(
+            f"labkit: device '{name}' was requested, but no CUDA GPU is usable here "
+            "(cupy is not installed or sees no GPU). Check with labkit.cuda.is_available() "
+            "and fall back to device='cpu'; for a GPU install cupy, e.g. pip install 'labkit[gpu]'.")
+    return _cupy
+
+
+class Device:
+    """Where a tensor's data lives: `device(type='cpu')` or `device(type='cuda', index=0)`."""
+    __slots__ = ("type", "index", "_xp")
+    _cache = {}
+
+    def __new__(cls, spec="cpu", index=None):
+        if isinstance(spec, Device):
+            return spec
+        key = (spec, index)
+        dev = cls._cache.get(key)
+        if dev is not None:
+            return dev
+        if not isinstance(spec, str):
+            raise TypeError(f"labkit.device: expected a string like 'cpu' or 'cuda:0', got {spec!r}")
+        kind, _, idx = spec.partition(":")
+        if kind not in ("cpu", "cuda") or (idx and not idx.isdigit()) or (idx and index is not None):
+            raise RuntimeError(
+                f"labkit.device: unknown device {spec!r}. Use 'cpu', 'cuda' or 'cuda:N' "
+                "(N a GPU number, e.g. 'cuda:0').")
+        if kind == "cpu":
+            if idx not in ("", "0") or index not in (None, 0):
+                raise RuntimeError(f"labkit.device: the cpu has no index {idx or index}; use 'cpu'.")
+            dev = cls._cache.get(("cpu", None))
+            if dev is None:
+                dev = object.__new__(cls)
+                dev.type, dev.index, dev._xp = "cpu", None, np
+                cls._cache[("cpu", None)] = dev
+        else:
+            n = int(idx) if idx else (index or 0)
+            dev = cls._cache.get(("cuda", n))
+            if dev is None:
+                dev = object.__new__(cls)
+                dev.type, dev.index, dev._xp = "cuda", n, None
+                cls._cache[("cuda", n)] = dev
+        cls._cache[key] = dev
+        return dev
+
+    @property
+    def xp(self):
+        """The array module for this device (numpy or cupy)."""
+        if self._xp is None:
+            cp = _require_cuda(str(self))
+            if self.index >= cp.cuda.runtime.getDeviceCount():
+                raise RuntimeError(f"labkit: device '{self}' does not exist: this machine has "
+                                   f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
+            self._xp = cp
+        return self._xp
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = Device(other)
+        return self is other
+
+    def __hash__(self):
+        return hash(str(self))
+
+
+cpu = Device("cpu")
+
+
+def device_of_array(arr):
+    """The Device an array lives on (numpy -> cpu, cupy -> its GPU)."""
+    if isinstance(arr, np.ndarray):
+        return cpu
+    return Device("cuda", arr.device.id)
+
+
+def to_device_array(arr, dev):
+    """Copy `arr` to device `dev` (explicit transfer; a no-op when already there)."""
+    if dev.type == "cpu":
+        return arr if isinstance(arr, np.ndarray) else arr.get()
+    cp = dev.xp
+    with cp.cuda.Device(dev.index):
+        return cp.asarray(arr)
+
+
+def synchronize(dev=None):
+    """Wait for the GPU to finish queued work (no-op on cpu)."""
+    dev = Device(dev) if dev is not None else None
+    if dev is not None and dev.type == "cpu":
+        return
+    if cuda_available():
+        _cupy.cuda.Device(dev.index if dev else 0).synchronize()

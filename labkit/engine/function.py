@@ -1,0 +1,303 @@
+"""Function (what a student subclasses), Node (the recorded backward step), and apply().
+
+Every op, built-in or written in a lecture, is a Function with
+    forward(ctx, *args)   -> arrays or Tensors (runs with grad recording off)
+    backward(ctx, *grads) -> one gradient per forward argument, written with Tensor ops,
+so the gradient computation is itself recorded when create_graph=True.
+`ctx` is the Node: the object that lands in `output.grad_fn`.
+"""
+import itertools
+import traceback
+
+import numpy as np
+
+from .grad_mode import mode
+from .tensor import Tensor
+
+_ndarray = np.ndarray
+_make = Tensor._make
+_seq = itertools.count()  # creation order: nodes run in reverse of it (a valid topological order)
+
+
+class Node:
+    """One recorded op: what backward needs (saved tensors, edges to its inputs' nodes)."""
+    _hooks = None        # {output index: [hook, ...]} from register_hook on outputs
+    _saved = ()
+    _freed = False
+    _trace = None        # forward stack, kept in anomaly mode
+    _non_diff = ()       # output indices marked non-differentiable
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    @property
+    def next_functions(self):
+        """((node, output index), ...) for each tensor input; (None, 0) where no grad flows."""
+        return tuple(e if e is not None else (None, 0) for e, is_t in zip(self._edges, self._is_tensor) if is_t)
+
+    # --- the ctx API used inside forward/backward ---------------------------------------
+    def save_for_backward(self, *tensors):
+        """Keep tensors (or arrays) for backward; in-place changes to them are detected."""
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *outputs):
+        self._to_mark = outputs
+
+    def set_materialize_grads(self, value):
+        self._materialize = value
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(
+                f"{type(self).__name__}: trying to backward through the graph a second time (or to "
+                "read saved tensors after they were freed). Backward frees what each op saved, to "
+                "save memory. If you need to run backward twice, pass retain_graph=True to the "
+                "first call; usually, recompute the forward pass instead.")
+        out = []
+        for entry in self._saved:
+            kind, obj, vc, version = entry
+            if vc is not None and vc[0] != version:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: {type(self).__name__} saved a tensor of shape "
+                    f"{tuple(obj.shape)} at version {version}, but it is now at version {vc[0]}. "
+                    "Something changed it in place (an op ending in '_', '+=', or x[...] = ...) "
+                    "between the forward pass and backward. Fix: use the out-of-place form "
+                    "(x = x + 1 instead of x += 1), or .clone() the tensor before changing it.")
+            if kind == 0:      # an input tensor
+                out.append(obj)
+            elif kind == 1:    # one of our own outputs: re-attach it to this node
+                t = _make(obj[0], self._device, True)
+                t.grad_fn, t._out_idx = self, obj[1]
+                out.append(t)
+            elif kind == 2:    # a plain array: a constant
+                out.append(_make(obj, self._device))
+            else:              # None or a Python number, as it was
+                out.append(obj)
+        return tuple(out)
+
+    # --- hooks --------------------------------------------------------------------------
+    def _add_pre_hook(self, idx, hook):
+        if self._hooks is None:
+            self._hooks = {}
+        hooks = self._hooks.setdefault(idx, [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+
+class _HookHandle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class AccumulateGrad(Node):
+    """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad."""
+    _edges = ()
+    _is_tensor = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+        self._seq = next(_seq)
+        self._out_shapes = (variable.data.shape,)
+
+
+def accumulate_node(leaf):
+    node = leaf._accum
+    if node is None:
+        node = leaf._accum = AccumulateGrad(leaf)
+    return node
+
+
+class _NullCtx:
+    """The ctx given to forward when nothing is recorded: saving is a no-op."""
+    needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *outputs):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+
+_NULL = _NullCtx()
+
+
+class Function:
+    """Subclass with static forward(ctx, ...) and backward(ctx, ...); call Cls.apply(...)."""
+    node_name = None  # name of the Node class in grad_fn; default '<ClassName>Backward'
+    _node_cls = Node
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("node_name") or f"{cls.__name__}Backward"
+        cls._node_cls = type(name, (Node,), {"_fn": cls, "__module__": cls.__module__,
+                                             "__doc__": f"Backward node of {cls.__name__}."})
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a Function subclass must define backward(ctx, *grad_outputs)")
+
+    @classmethod
+    def apply(cls, *args):
+        device = None
+        record = False
+        for a in args:
+            if isinstance(a, Tensor):
+                d = a.device
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise _device_error(cls, args)
+                if a._rg:
+                    record = True
+        if device is None:
+            from .device import cpu as device
+        if not (record and mode.enabled):
+            try:
+                out = cls.forward(_NULL, *args)
+            except (ValueError, TypeError, IndexError) as e:
+                raise _forward_error(cls, args, e) from None
+            if type(out) is _ndarray:
+                return _make(out, device)
+            return _wrap_plain(out, device)
+        return _record(cls, args, device)
+
+
+def _wrap_plain(out, device):
+    if type(out) is tuple:
+        return tuple(_wrap_plain(o, device) for o in out)
+    if isinstance(out, Tensor) or out is None:
+        return out
+    if not isinstance(out, _ndarray) and isinstance(out, (np.generic, int, float, bool)):
+        out = np.asarray(out)
+    return _make(out, device)
+
+
+def _record(cls, args, device):
+    node = cls._node_cls()
+    edges = []
+    is_tensor = []
+    needs = []
+    for a in args:
+        if isinstance(a, Tensor):
+            is_tensor.append(True)
+            if a._rg:
+                fn = a.grad_fn
+                if fn is None:
+                    fn = a._accum or accumulate_node(a)
+                edges.append((fn, a._out_idx))
+                needs.append(True)
+                continue
+        else:
+            is_tensor.append(False)
+        edges.append(None)
+        needs.append(False)
+    node._edges = edges
+    node._is_tensor = is_tensor
+    node.needs_input_grad = tuple(needs)
+    node._device = device
+    node._to_save = ()
+    node._to_mark = ()
+    mode.enabled = False
+    try:
+        out = cls.forward(node, *args)
+    except (ValueError, TypeError, IndexError) as e:
+        raise _forward_error(cls, args, e) from None
+    finally:
+        mode.enabled = True
+    single = type(out) is not tuple
+    outs = (out,) if single else out
+    tensors = []
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            if not isinstance(o, _ndarray):
+                o = np.asarray(o) if isinstance(o, (np.generic, int, float, bool)) else o
+            o = _make(o, device)
+        elif o.grad_fn is not None or o._rg:
+            o = o.detach()  # forward returned a tensor that already belongs to a graph
+        tensors.append(o)
+    marked = node._to_mark
+    non_diff = tuple(i for i, t in enumerate(tensors)
+                     if any(t is m or t.data is (m.data if isinstance(m, Tensor) else m)
+                            for m in marked))
+    for i, t in enumerate(tensors):
+        if i in non_diff or t.data.dtype.kind != "f":
+            continue
+        t.grad_fn = node
+        t._rg = True
+        t._out_idx = i
+    node._non_diff = non_diff
+    node._out_shapes = tuple(t.data.shape for t in tensors)
+    node._out_dtypes = tuple(t.data.dtype for t in tensors)
+    if node._to_save:
+        node._saved = _pack_saved(node._to_save, tensors)
+    node._seq = next(_seq)
+    if mode.anomaly:
+        node._trace = traceback.format_stack()[:-3]
+    return tensors[0] if single else tuple(tensors)
+
+
+def _pack_saved(items, outputs):
+    """(kind, object, version counter, version) per saved item; kind 0 input, 1 output, 2 array."""
+    packed = []
+    for item in items:
+        if item is None or isinstance(item, (int, float, bool)):
+            packed.append((3, item, None, 0))
+            continue
+        for i, o in enumerate(outputs):
+            if item is o or item is o.data:
+                if o._vc is None:
+                    o._vc = [0]
+                packed.append((1, (o.data, i), o._vc, o._vc[0]))
+                break
+        else:
+            if isinstance(item, Tensor):
+                if item._vc is None:
+                    item._vc = [0]
+                packed.append((0, item, item._vc, item._vc[0]))
+            else:
+                packed.append((2, item, None, 0))
+    return tuple(packed)
+
+
+def _shapes(args):
+    return ", ".join(str(tuple(a.shape)) if isinstance(a, Tensor) else repr(a) for a in args)
+
+
+def _op_name(cls):
+    return getattr(cls, "op_name", None) or cls.__name__.lower()
+
+
+def _device_error(cls, args):
+    devs = [str(a.device) for a in args if isinstance(a, Tensor)]
+    return RuntimeError(
+        f"{_op_name(cls)}: expected all tensors on the same device, but found tensors on "
+        f"{' and '.join(dict.fromkeys(devs))} (inputs on {', '.join(devs)}). labkit never copies "
+        "between devices silently: move one first, e.g. x.to('cpu') or w.to(x.device).")
+
+
+def _forward_error(cls, args, err):
+    msg = str(err)
+    if "broadcast" in msg:
+        shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
+        return RuntimeError(
+            f"{_op_name(cls)}: the shapes {' and '.join(map(str, shapes))} cannot be broadcast "
+            "together. Aligned from the right, each pair of dimensions must be equal or one of "
+            "them 1. Fix: reshape or unsqueeze one operand (e.g. b.unsqueeze(0)), or check "
+            "that you used the right tensor.")
+    return type(err)(f"{_op_name(cls)} (inputs: {_shapes(args)}): {msg}")

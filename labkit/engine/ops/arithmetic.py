@@ -1,0 +1,182 @@
+"""+ - * / ** and negation, with broadcasting (undone in backward by the engine's sum_to)."""
+import math
+
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+from .common import data, promote
+
+
+def _check_bool(name, *xs):
+    for x in xs:
+        if isinstance(x, Tensor) and x.data.dtype.kind == "b":
+            raise RuntimeError(
+                f"{name}: not supported on bool tensors. To invert a mask use ~mask or "
+                "mask.logical_not(); to do arithmetic, convert first with mask.float().")
+
+
+class Add(Function):
+    node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return promote(data(a) + data(b), a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check_bool("sub", a, b)
+        return promote(data(a) - data(b), a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return promote(data(a) * data(b), a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (grad * b if need[0] else None), (grad * a if need[1] else None)
+
+
+class Div(Function):
+    node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return promote(data(a) / data(b), a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = grad / b if need[0] else None
+        gb = -grad * a / (b * b) if need[1] else None
+        return ga, gb
+
+
+class Neg(Function):
+    node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        _check_bool("neg", a)
+        return -a.data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class Pow(Function):
+    """x ** p for a Python number p."""
+    node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, p):
+        ctx.save_for_backward(a)
+        ctx.p = p
+        return a.data ** p
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        p = ctx.p
+        if p == 0:
+            return grad * 0, None
+        return grad * p * a ** (p - 1), None
+
+
+class PowTensor(Function):
+    """a ** b where the exponent is a tensor (a may be a Python number)."""
+    node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = promote(data(a) ** data(b), a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = grad * b * a ** (b - 1) if need[0] else None
+        gb = None
+        if need[1]:
+            gb = grad * out * (a.log() if isinstance(a, Tensor) else math.log(a))
+        return ga, gb
+
+
+@tensor_method("add", "__add__", "__radd__")
+def add(a, b, alpha=1):
+    """a + alpha * b, broadcasting."""
+    if alpha != 1:
+        b = b * alpha
+    return Add.apply(a, b)
+
+
+@tensor_method("sub", "__sub__")
+def sub(a, b, alpha=1):
+    if alpha != 1:
+        b = b * alpha
+    return Sub.apply(a, b)
+
+
+@tensor_method("__rsub__")
+def rsub(a, b):
+    return Sub.apply(b, a)
+
+
+@tensor_method("mul", "__mul__", "__rmul__")
+def mul(a, b):
+    return Mul.apply(a, b)
+
+
+@tensor_method("div", "__truediv__")
+def div(a, b):
+    return Div.apply(a, b)
+
+
+@tensor_method("__rtruediv__")
+def rdiv(a, b):
+    return Div.apply(b, a)
+
+
+@tensor_method("neg", "__neg__")
+def neg(a):
+    return Neg.apply(a)
+
+
+@tensor_method("__pos__")
+def _pos(a):
+    return a
+
+
+@tensor_method("pow", "__pow__")
+def pow(a, p):
+    """a ** p; p a Python number (PowBackward0) or a tensor (PowBackward1)."""
+    if isinstance(p, Tensor):
+        return PowTensor.apply(a, p)
+    return Pow.apply(a, p)
+
+
+@tensor_method("__rpow__")
+def rpow(a, base):
+    return PowTensor.apply(base, a)

@@ -1,0 +1,126 @@
+"""Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
+import numpy as np
+
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+from .shape import _as_view
+
+
+def _index_arrays(idx, x):
+    """Turn tensors inside an index into arrays; check index dtypes and devices."""
+    if isinstance(idx, tuple):
+        return tuple(_index_arrays(i, x) for i in idx)
+    if isinstance(idx, Tensor):
+        if idx.device is not x.device:
+            raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
+                               f"{x.device}; move the index with idx.to(x.device).")
+        if idx.data.dtype.kind not in "iub":
+            raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
+                             f"tensors, got {idx.dtype}. Convert with idx.long().")
+        return idx.data
+    if isinstance(idx, list):
+        return np.asarray(idx) if x.device.type == "cpu" else x.device.xp.asarray(idx)
+    return idx
+
+
+def _is_basic(idx):
+    items = idx if isinstance(idx, tuple) else (idx,)
+    return all(i is None or i is Ellipsis or isinstance(i, (int, slice, np.integer)) for i in items)
+
+
+def _index_error(x, idx, err):
+    return IndexError(f"indexing a tensor of shape {tuple(x.shape)}: {err}. Valid integer indices "
+                      "for a dim of size n are -n to n-1; a bool mask must match the indexed shape.")
+
+
+class Index(Function):
+    node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx):
+        ctx.shape, ctx.dtype, ctx.idx = x.data.shape, x.data.dtype, idx
+        try:
+            return x.device.xp.asarray(x.data[idx])
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexAdd.apply(grad, ctx.idx, ctx.shape), None
+
+
+class Slice(Index):
+    node_name = "SliceBackward0"
+
+
+class IndexAdd(Function):
+    """Zeros of `shape` with grad added at idx (repeated indices add up): the backward of x[idx]."""
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, idx, shape):
+        xp = grad.device.xp
+        out = xp.zeros(shape, grad.data.dtype)
+        if _is_basic(idx):
+            out[idx] = grad.data
+        elif xp is np:
+            np.add.at(out, idx, grad.data)
+        else:
+            xp.add.at(out, idx, grad.data)
+        ctx.idx = idx
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Index.apply(grad, ctx.idx), None, None
+
+
+class IndexPut(Function):
+    """A copy of x with x[idx] = value (the recorded form of an in-place item assignment)."""
+    node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, value):
+        out = x.data.copy()
+        try:
+            out[idx] = value.data if isinstance(value, Tensor) else value
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+        ctx.idx = idx
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        gx = IndexPut.apply(grad, ctx.idx, 0.0) if need[0] else None
+        gv = Index.apply(grad, ctx.idx) if need[2] else None
+        return gx, None, gv
+
+
+@tensor_method("__getitem__")
+def getitem(x, idx):
+    idx = _index_arrays(idx, x)
+    if _is_basic(idx):
+        return _as_view(Slice.apply(x, idx), x)
+    return Index.apply(x, idx)
+
+
+@tensor_method("__setitem__")
+def setitem(x, idx, value):
+    """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
+    from .inplace import inplace
+    idx = _index_arrays(idx, x)
+    if isinstance(value, Tensor) and value.device is not x.device:
+        raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
+                           "move it first with value.to(x.device).")
+
+    def write(target):
+        try:
+            target[idx] = value.data if isinstance(value, Tensor) else value
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+        except ValueError as e:
+            raise RuntimeError(f"x[idx] = value: cannot assign a value of shape "
+                               f"{tuple(getattr(value, 'shape', ()))} into x of shape "
+                               f"{tuple(x.shape)} at this index: {e}.") from None
+    inplace(x, "setitem", write, IndexPut, idx, value)

@@ -1,0 +1,98 @@
+"""Matrix products: mm, matmul / @ (1-D, 2-D and batched, broadcasting batch dimensions)."""
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+from .common import as_tensor_like
+
+
+def _check(name, a, b):
+    if a.data.ndim == 0 or b.data.ndim == 0:
+        raise RuntimeError(f"{name}: both arguments need at least 1 dimension, got shapes "
+                           f"{tuple(a.shape)} and {tuple(b.shape)}; use * to scale by a number.")
+    k_a = a.data.shape[-1]
+    k_b = b.data.shape[-2] if b.data.ndim > 1 else b.data.shape[0]
+    if k_a != k_b:
+        raise RuntimeError(
+            f"{name}: cannot multiply shapes {tuple(a.shape)} and {tuple(b.shape)}: the inner "
+            f"dimensions {k_a} and {k_b} differ. In a @ b the last dim of a must equal the "
+            f"{'first' if b.data.ndim == 1 else 'second-to-last'} dim of b. Check the weight's shape, "
+            "or transpose one side (b.T).")
+    if a.data.dtype != b.data.dtype:
+        raise RuntimeError(f"{name}: expected both arguments to have the same dtype, got "
+                           f"{a.dtype} and {b.dtype}. Convert one, e.g. b.to(a.dtype).")
+
+
+class MatMul(Function):
+    """a @ b for any ranks; batch dims broadcast (the engine sums the gradient back)."""
+    node_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _check("matmul", a, b)
+        ctx.save_for_backward(a, b)
+        return a.device.xp.matmul(a.data, b.data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if a.ndim == 1 and b.ndim == 1:              # dot product
+            ga = grad * b if need[0] else None
+            gb = grad * a if need[1] else None
+        elif a.ndim == 1:                            # (k) @ (..., k, n)
+            if need[0]:
+                ga = (grad.unsqueeze(-2) @ b.mT).squeeze(-2)
+            if need[1]:
+                gb = a.unsqueeze(-1) @ grad.unsqueeze(-2)
+        elif b.ndim == 1:                            # (..., m, k) @ (k)
+            if need[0]:
+                ga = grad.unsqueeze(-1) @ b.unsqueeze(-2)
+            if need[1]:
+                gb = (a.mT @ grad.unsqueeze(-1)).squeeze(-1)
+        else:
+            ga = grad @ b.mT if need[0] else None
+            gb = a.mT @ grad if need[1] else None
+        return ga, gb
+
+
+class Mm(MatMul):
+    node_name = "MmBackward0"
+
+
+class Mv(MatMul):
+    node_name = "MvBackward0"
+
+
+class Dot(MatMul):
+    node_name = "DotBackward0"
+
+
+@tensor_method("mm")
+def mm(a, b):
+    """Matrix product of two 2-D tensors."""
+    if not isinstance(b, Tensor):
+        b = as_tensor_like(b, a)
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"mm: both arguments must be 2-D matrices, got shapes {tuple(a.shape)} "
+                           f"and {tuple(b.shape)}. Use matmul (or @) for vectors and batches.")
+    return Mm.apply(a, b)
+
+
+@tensor_method("matmul", "__matmul__")
+def matmul(a, b):
+    """a @ b: dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), or batched with broadcasting."""
+    if not isinstance(b, Tensor):
+        b = as_tensor_like(b, a)
+    na, nb = a.ndim, b.ndim
+    if na == 2 and nb == 2:
+        return Mm.apply(a, b)
+    if na == 1 and nb == 1:
+        return Dot.apply(a, b)
+    if na == 2 and nb == 1:
+        return Mv.apply(a, b)
+    return MatMul.apply(a, b)
+
+
+@tensor_method("__rmatmul__")
+def _rmatmul(a, b):
+    return matmul(as_tensor_like(b, a), a)

@@ -1,0 +1,300 @@
+"""Reductions: sum, mean, max/min (all or along a dim), amax/amin, var, std, argmax/argmin."""
+import builtins
+from collections import namedtuple
+
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+
+values_indices = namedtuple("values_indices", ["values", "indices"])
+
+
+def _dims(dim, ndim):
+    """dim (None, int or tuple) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = []
+    n = builtins.max(ndim, 1)
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"dimension {d} is out of range for a tensor with {ndim} dimension(s) "
+                             f"(valid: {-n} to {n - 1}).")
+        out.append(d % ndim if ndim else 0)
+    return tuple(sorted(out))
+
+
+def _expand_back(grad, shape, dims, keepdim):
+    """Re-insert reduced dims (when not kept) and broadcast the gradient to the input shape."""
+    if not keepdim and dims and len(shape):
+        kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
+        grad = grad.reshape(kept)
+    return grad.expand(shape)
+
+
+class Sum(Function):
+    node_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.shape, ctx.dims, ctx.keepdim = x.data.shape, dims, keepdim
+        d = x.data
+        if d.dtype.kind == "b":
+            d = d.astype("int64")
+        return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class SumAll(Sum):
+    node_name = "SumBackward0"
+
+
+class Mean(Function):
+    node_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        if x.data.dtype.kind != "f":
+            raise RuntimeError(f"mean(): input dtype must be floating point, got {x.dtype}. "
+                               "Convert first: x.float().mean().")
+        ctx.shape, ctx.dims, ctx.keepdim = x.data.shape, dims, keepdim
+        n = 1
+        for d in dims:
+            n *= x.data.shape[d]
+        ctx.n = n
+        return x.device.xp.asarray(x.data.mean(axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+
+class MeanAll(Mean):
+    node_name = "MeanBackward0"
+
+
+class Amax(Function):
+    """Max over dims; ties share the gradient evenly (amax and the all-element max)."""
+    node_name = "AmaxBackward0"
+    pick = "max"
+
+    @classmethod
+    def forward(cls, ctx, x, dims, keepdim):
+        if x.data.size == 0:
+            raise RuntimeError(f"{cls.pick}(): cannot reduce an empty tensor (shape "
+                               f"{tuple(x.shape)}); there is no {cls.pick}imum.")
+        y = x.device.xp.asarray(getattr(x.data, cls.pick)(axis=dims, keepdims=True))
+        ctx.save_for_backward(x)
+        ctx.ykeep, ctx.dims, ctx.keepdim = y, dims, keepdim
+        return y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        hit = (x == Tensor._make(ctx.ykeep, x.device)).to(x.dtype)
+        share = hit / hit.sum(ctx.dims, keepdim=True)
+        return grad.reshape(ctx.ykeep.shape) * share, None, None
+
+
+class Amin(Amax):
+    node_name = "AminBackward0"
+    pick = "min"
+
+
+class MaxAll(Amax):
+    node_name = "MaxBackward1"
+
+
+class MinAll(Amin):
+    node_name = "MinBackward1"
+
+
+class MaxDim(Function):
+    """(values, indices) along one dim; the gradient goes to the index that won."""
+    node_name = "MaxBackward0"
+    pick = "max"
+
+    @classmethod
+    def forward(cls, ctx, x, dim, keepdim):
+        xp = x.device.xp
+        idx = getattr(xp, "arg" + cls.pick)(x.data, axis=dim)
+        idx_k = xp.expand_dims(idx, dim)
+        vals = xp.take_along_axis(x.data, idx_k, axis=dim)
+        if not keepdim:
+            vals = vals.squeeze(dim)
+        ctx.shape, ctx.dim, ctx.idx = x.data.shape, dim, idx_k
+        out_idx = idx_k if keepdim else idx
+        ctx.mark_non_differentiable(out_idx)
+        return vals, out_idx
+
+    @staticmethod
+    def backward(ctx, grad, _grad_idx):
+        g = grad if grad.ndim == len(ctx.shape) else grad.unsqueeze(ctx.dim)
+        return _ScatterAlong.apply(g, ctx.idx, ctx.shape, ctx.dim), None, None
+
+
+class MinDim(MaxDim):
+    node_name = "MinBackward0"
+    pick = "min"
+
+
+class _ScatterAlong(Function):
+    """Put g into zeros of `shape` at idx along dim (the backward of max/min along a dim)."""
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, g, idx, shape, dim):
+        xp = g.device.xp
+        positions = xp.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
+        ctx.idx, ctx.dim = idx, dim
+        return xp.where(positions == idx, g.data, xp.zeros((), g.data.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _GatherAlong.apply(grad, ctx.idx, ctx.dim), None, None, None
+
+
+class _GatherAlong(Function):
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, dim):
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, x.data.shape
+        return x.device.xp.take_along_axis(x.data, idx, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _ScatterAlong.apply(grad, ctx.idx, ctx.shape, ctx.dim), None, None
+
+
+class Var(Function):
+    """Variance with `correction` (1 = unbiased, torch's default)."""
+    node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        if x.data.dtype.kind != "f":
+            raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
+        n = 1
+        for d in dims:
+            n *= x.data.shape[d]
+        ctx.save_for_backward(x)
+        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
+        return x.device.xp.asarray(x.data.var(axis=dims, ddof=correction, keepdims=keepdim))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
+        return g * centered * (2.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+
+
+class Std(Function):
+    node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims, correction, keepdim):
+        if x.data.dtype.kind != "f":
+            raise RuntimeError(f"std(): input dtype must be floating point, got {x.dtype}.")
+        n = 1
+        for d in dims:
+            n *= x.data.shape[d]
+        y = x.device.xp.asarray(x.data.std(axis=dims, ddof=correction, keepdims=keepdim))
+        ctx.save_for_backward(x, y)
+        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        g = _expand_back(grad / y, x.shape, ctx.dims, ctx.keepdim)
+        return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+
+
+@tensor_method("sum")
+def sum(x, dim=None, keepdim=False, dtype=None):
+    """Sum of all elements, or along dim (an int or a tuple of ints)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if dim is None:
+        return SumAll.apply(x, None, False)
+    return Sum.apply(x, _dims(dim, x.data.ndim), keepdim)
+
+
+@tensor_method("mean")
+def mean(x, dim=None, keepdim=False):
+    if dim is None:
+        return MeanAll.apply(x, _dims(None, x.data.ndim), False)
+    return Mean.apply(x, _dims(dim, x.data.ndim), keepdim)
+
+
+def _max_min(x, dim, keepdim, all_cls, dim_cls):
+    if isinstance(dim, Tensor):
+        raise TypeError("max/min with a tensor argument: use labkit.maximum(a, b) for the "
+                        "elementwise maximum of two tensors.")
+    if dim is None:
+        return all_cls.apply(x, _dims(None, x.data.ndim), False)
+    d = _dims(dim, x.data.ndim)[0]
+    if x.data.shape and x.data.shape[d] == 0:
+        raise IndexError(f"max/min(): dimension {dim} of shape {tuple(x.shape)} is empty.")
+    return values_indices(*dim_cls.apply(x, d, keepdim))
+
+
+@tensor_method("max")
+def max(x, dim=None, keepdim=False):
+    """The largest element; with dim, a (values, indices) pair along that dim."""
+    return _max_min(x, dim, keepdim, MaxAll, MaxDim)
+
+
+@tensor_method("min")
+def min(x, dim=None, keepdim=False):
+    return _max_min(x, dim, keepdim, MinAll, MinDim)
+
+
+@tensor_method("amax")
+def amax(x, dim=(), keepdim=False):
+    return Amax.apply(x, _dims(dim if dim != () else None, x.data.ndim), keepdim)
+
+
+@tensor_method("amin")
+def amin(x, dim=(), keepdim=False):
+    return Amin.apply(x, _dims(dim if dim != () else None, x.data.ndim), keepdim)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+@tensor_method("var")
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return Var.apply(x, _dims(dim, x.data.ndim), _correction(unbiased, correction), keepdim)
+
+
+@tensor_method("std")
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return Std.apply(x, _dims(dim, x.data.ndim), _correction(unbiased, correction), keepdim)
+
+
+@tensor_method("argmax")
+def argmax(x, dim=None, keepdim=False):
+    """Index of the largest element (flattened when dim is None); not differentiable."""
+    xp = x.device.xp
+    if dim is None:
+        return Tensor._make(xp.asarray(x.data.argmax()), x.device)
+    out = x.data.argmax(axis=dim)
+    return Tensor._make(xp.expand_dims(out, dim) if keepdim else out, x.device)
+
+
+@tensor_method("argmin")
+def argmin(x, dim=None, keepdim=False):
+    xp = x.device.xp
+    if dim is None:
+        return Tensor._make(xp.asarray(x.data.argmin()), x.device)
+    out = x.data.argmin(axis=dim)
+    return Tensor._make(xp.expand_dims(out, dim) if keepdim else out, x.device)

@@ -1,0 +1,71 @@
+"""Choosing between tensors elementwise: where, maximum, minimum."""
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+from .common import as_tensor_like, data, promote
+
+
+class Where(Function):
+    node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        if cond.data.dtype.kind != "b":
+            raise TypeError(f"where: the condition must be a bool tensor, got {cond.dtype}; "
+                            "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
+        ctx.save_for_backward(cond)
+        return promote(cond.device.xp.where(cond.data, data(a), data(b)), a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (cond,) = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        zero = grad * 0
+        ga = where(cond, grad, zero) if need[1] else None
+        gb = where(cond, zero, grad) if need[2] else None
+        return None, ga, gb
+
+
+class Maximum(Function):
+    """Elementwise max; where both are equal the gradient is split in half (as in torch)."""
+    node_name = "MaximumBackward0"
+    pick = "maximum"
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return promote(getattr(a.device.xp, cls.pick)(a.data, data(b)), a, b)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        a, b = ctx.saved_tensors
+        wins = (a > b) if cls.pick == "maximum" else (a < b)
+        share = wins * 1.0 + (a == b) * 0.5
+        need = ctx.needs_input_grad
+        return (grad * share if need[0] else None), (grad * (1 - share) if need[1] else None)
+
+
+class Minimum(Maximum):
+    node_name = "MinimumBackward0"
+    pick = "minimum"
+
+
+def where(condition, input, other):
+    """input where condition is True, else other; either may be a Python number."""
+    ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
+    return Where.apply(condition, as_tensor_like(input, ref) if not isinstance(input, Tensor)
+                       else input, as_tensor_like(other, ref))
+
+
+@tensor_method("maximum")
+def maximum(a, b):
+    return Maximum.apply(a, b)
+
+
+@tensor_method("minimum")
+def minimum(a, b):
+    return Minimum.apply(a, b)
+
+
+@tensor_method("where")
+def _where_method(self, condition, other):
+    return where(condition, self, other)

@@ -1,0 +1,250 @@
+"""Ops that change the shape but not the values: reshape/view, transpose, permute, expand,
+squeeze, unsqueeze, flatten, clone. Views share memory and the version counter with their base.
+"""
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+
+
+def _as_view(out, base):
+    """Mark `out` as a view of `base`: in-place writes to either are seen by both."""
+    if base._vc is None:
+        base._vc = [0]
+    out._vc = base._vc
+    out._base = base._base if base._base is not None else base
+    return out
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+class Reshape(Function):
+    node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = x.data.shape
+        try:
+            return x.data.reshape(shape)
+        except ValueError:
+            raise RuntimeError(
+                f"reshape/view: shape {list(shape)} is invalid for a tensor of shape "
+                f"{tuple(x.shape)} ({x.data.size} elements): the new shape must hold the same "
+                "number of elements (use -1 for one dimension to have it inferred).") from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+class Transpose(Function):
+    node_name = "TransposeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return x.device.xp.swapaxes(x.data, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(ctx.d0, ctx.d1), None, None
+
+
+class T(Transpose):
+    node_name = "TBackward0"
+
+
+class Permute(Function):
+    node_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        if sorted(d % max(x.data.ndim, 1) for d in dims) != list(range(x.data.ndim)):
+            raise RuntimeError(f"permute: dims {list(dims)} must be a reordering of "
+                               f"0..{x.data.ndim - 1} for a tensor of shape {tuple(x.shape)}.")
+        ctx.dims = dims
+        return x.data.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d % len(ctx.dims)] = i
+        return grad.permute(*inverse), None
+
+
+class Expand(Function):
+    """Broadcast to a larger shape without copying (a read-only view)."""
+    node_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        try:
+            return x.device.xp.broadcast_to(x.data, shape)
+        except ValueError:
+            raise RuntimeError(f"expand: cannot expand shape {tuple(x.shape)} to {list(shape)}: only "
+                               "dimensions of size 1 can grow (and new ones added on the left)."
+                               ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None  # the engine's sum_to reduces it to the input's shape
+
+
+class Squeeze(Function):
+    node_name = "SqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.shape = x.data.shape
+        return x.data.reshape([s for i, s in enumerate(x.data.shape) if i not in dims])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+class Unsqueeze(Function):
+    node_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.dim = dim
+        return x.device.xp.expand_dims(x.data, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim), None
+
+
+class Clone(Function):
+    node_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _view(cls, x, *args):
+    out = cls.apply(x, *args)
+    return _as_view(out, x)
+
+
+def _norm_dim(dim, ndim, name):
+    if not -ndim <= dim < max(ndim, 1):
+        raise IndexError(f"{name}: dimension {dim} is out of range for a tensor with {ndim} "
+                         f"dimension(s) (valid: {-ndim} to {max(ndim - 1, 0)}).")
+    return dim % ndim if ndim else 0
+
+
+@tensor_method("reshape")
+def reshape(x, *shape):
+    """The same elements in a new shape (a view when the memory layout allows)."""
+    shape = _shape_arg(shape)
+    if shape == x.data.shape:
+        return x
+    return _view(Reshape, x, shape)
+
+
+@tensor_method("view")
+def view(x, *shape):
+    shape = _shape_arg(shape)
+    if not x.data.flags.c_contiguous and x.data.size > 1:
+        raise RuntimeError(
+            f"view: this tensor of shape {tuple(x.shape)} is not contiguous in memory (it was "
+            "transposed or permuted), so it cannot be viewed in a new shape without a copy. "
+            "Use .reshape(...) instead, or .contiguous().view(...).")
+    return _view(Reshape, x, shape)
+
+
+@tensor_method("flatten")
+def flatten(x, start_dim=0, end_dim=-1):
+    nd = x.data.ndim
+    if nd == 0:
+        return reshape(x, 1)
+    s, e = _norm_dim(start_dim, nd, "flatten"), _norm_dim(end_dim, nd, "flatten")
+    shape = x.data.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(x, shape[:s] + (n,) + shape[e + 1:])
+
+
+@tensor_method("transpose", "swapaxes")
+def transpose(x, dim0, dim1):
+    nd = x.data.ndim
+    return _view(Transpose, x, _norm_dim(dim0, nd, "transpose"), _norm_dim(dim1, nd, "transpose"))
+
+
+@tensor_method("t")
+def t(x):
+    """Transpose a matrix (a 1-D or 0-D tensor is returned as is)."""
+    if x.data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, got {tuple(x.shape)}; use "
+                           ".transpose(dim0, dim1) or .mT for batches of matrices.")
+    if x.data.ndim < 2:
+        return x
+    return _view(T, x, 0, 1)
+
+
+Tensor.T = property(lambda x: t(x) if x.data.ndim <= 2 else permute(x, *range(x.data.ndim - 1, -1, -1)),
+                    doc="The transpose (all dims reversed).")
+Tensor.mT = property(lambda x: transpose(x, -2, -1), doc="Transpose of the last two dims.")
+
+
+@tensor_method("permute")
+def permute(x, *dims):
+    return _view(Permute, x, _shape_arg(dims))
+
+
+@tensor_method("expand")
+def expand(x, *shape):
+    shape = _shape_arg(shape)
+    lead = len(shape) - x.data.ndim
+    shape = tuple(x.data.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+    if shape == x.data.shape:
+        return x
+    return _view(Expand, x, shape)
+
+
+@tensor_method("expand_as")
+def expand_as(x, other):
+    return expand(x, other.shape)
+
+
+@tensor_method("squeeze")
+def squeeze(x, dim=None):
+    """Remove dims of size 1 (all of them, or the given one(s) if they are 1)."""
+    shape = x.data.shape
+    if dim is None:
+        dims = tuple(i for i, s in enumerate(shape) if s == 1)
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = tuple(d for d in (_norm_dim(d, len(shape), "squeeze") for d in dims) if shape[d] == 1)
+    if not dims:
+        return x
+    return _view(Squeeze, x, dims)
+
+
+@tensor_method("unsqueeze")
+def unsqueeze(x, dim):
+    """Insert a dim of size 1 at position dim."""
+    nd = x.data.ndim + 1
+    return _view(Unsqueeze, x, _norm_dim(dim, nd, "unsqueeze"))
+
+
+@tensor_method("clone")
+def clone(x):
+    """A copy with its own memory; gradients flow through it."""
+    return Clone.apply(x)
+
+
+@tensor_method("contiguous")
+def contiguous(x):
+    return x if x.data.flags.c_contiguous else Clone.apply(x)

@@ -1,0 +1,64 @@
+"""softmax and log_softmax, computed stably (subtract the max before exp)."""
+from ..function import Function
+from ..tensor import tensor_method
+from .common import float_data
+
+
+class Softmax(Function):
+    node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = x.device.xp
+        d = float_data(x)
+        e = xp.exp(d - d.max(axis=dim, keepdims=True))
+        y = e / e.sum(axis=dim, keepdims=True)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        xp = x.device.xp
+        d = float_data(x)
+        shifted = d - d.max(axis=dim, keepdims=True)
+        y = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+
+def _dim(x, dim, name):
+    if dim is None:
+        raise TypeError(f"{name}: pass dim explicitly, e.g. {name}(x, dim=-1) for the last dim "
+                        "(which dim holds the classes matters, so labkit does not guess).")
+    nd = max(x.ndim, 1)
+    if not -nd <= dim < nd:
+        raise IndexError(f"{name}: dim {dim} is out of range for shape {tuple(x.shape)}.")
+    return dim % nd if x.ndim else None
+
+
+@tensor_method("softmax")
+def softmax(x, dim=None):
+    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1."""
+    return Softmax.apply(x, _dim(x, dim, "softmax"))
+
+
+@tensor_method("log_softmax")
+def log_softmax(x, dim=None):
+    """log(softmax(x)) without overflow or log(0)."""
+    return LogSoftmax.apply(x, _dim(x, dim, "log_softmax"))

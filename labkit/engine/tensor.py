@@ -1,0 +1,277 @@
+"""Tensor: an array on a device, plus what autograd needs (requires_grad, grad, grad_fn, version).
+
+Ops are attached as methods by the modules that define them (`tensor_method`), so each op's
+forward, backward and Tensor method sit together in one file.
+"""
+import numpy as np
+
+from . import dtype as _dt
+from .device import cpu
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+    # Rarely-set attributes live on the class, so making a tensor assigns only two fields.
+    _rg = False          # requires_grad
+    grad = None          # accumulated gradient (a Tensor), for leaves and retain_grad()
+    grad_fn = None       # the Node that made this tensor (None for leaves)
+    _out_idx = 0         # which output of grad_fn this tensor is
+    _vc = None           # shared version counter [n], created on first save or in-place write
+    _accum = None        # this leaf's AccumulateGrad node, made on first use in a graph
+    _base = None         # the tensor this one is a view of (shares memory and version)
+    _retains = False
+    __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
+
+    def __init__(self, data, requires_grad=False):
+        if isinstance(data, Tensor):
+            data = data.data
+        if not hasattr(data, "__array_namespace__") and not isinstance(data, np.ndarray):
+            data = np.asarray(data)
+            if data.dtype == np.float64:
+                data = data.astype(np.float32)
+        self.data = data
+        self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # --- autograd state ---------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Start (or stop) recording operations on this leaf tensor, in place."""
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "requires_grad_: you can only change requires_grad on leaf tensors. This "
+                    f"tensor was made by {type(self.grad_fn).__name__}; use .detach() for a copy "
+                    "that does not require grad.")
+            return self
+        if requires_grad and self.data.dtype.kind != "f":
+            raise RuntimeError(
+                f"requires_grad_: only floating-point tensors can require gradients, but this one "
+                f"is {self.dtype}. Make it float first: x = x.float() (or dtype=labkit.float32).")
+        self._rg = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        """True for tensors not made by a recorded op: their .grad is filled by backward."""
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        vc = self._vc
+        return vc[0] if vc is not None else 0
+
+    def _bump_version(self):
+        """Record an in-place change, so a backward that saved this tensor can tell."""
+        if self._vc is None:
+            self._vc = [0]
+        self._vc[0] += 1
+
+    def detach(self):
+        """A tensor sharing this one's data (and version counter), cut from the graph."""
+        out = Tensor.__new__(Tensor)
+        out.data, out.device = self.data, self.device
+        if self._vc is None:
+            self._vc = [0]
+        out._vc = self._vc
+        return out
+
+    def retain_grad(self):
+        """Keep .grad for this non-leaf tensor after backward (leaves keep it anyway)."""
+        if self.grad_fn is None:
+            if not self._rg:
+                raise RuntimeError("retain_grad: this tensor does not require grad, so it will "
+                                   "never get a gradient. Call x.requires_grad_() first.")
+            return
+        if self._retains:
+            return
+        self._retains = True
+
+        def _retain(grad, t=self):
+            g = grad.detach() if grad.grad_fn is None else grad
+            g = Tensor._make(g.data.copy(), g.device) if g.grad_fn is None else g
+            t.grad = g if t.grad is None else t.grad + g
+        self.register_hook(_retain)
+
+    def register_hook(self, hook):
+        """Call hook(grad) when this tensor's gradient is computed; it may return a new grad."""
+        if not self._rg:
+            raise RuntimeError("register_hook: cannot register a hook on a tensor that does not "
+                               "require grad. Call x.requires_grad_() first.")
+        from .function import accumulate_node
+        node = self.grad_fn if self.grad_fn is not None else accumulate_node(self)
+        return node._add_pre_hook(self._out_idx, hook)
+
+    # --- shape and type -----------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self.data.shape)
+
+    def size(self, dim=None):
+        return Size(self.data.shape) if dim is None else self.data.shape[dim]
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    def dim(self):
+        return self.data.ndim
+
+    def numel(self):
+        return int(self.data.size)
+
+    def element_size(self):
+        return self.data.itemsize
+
+    @property
+    def dtype(self):
+        return _dt.from_np(self.data.dtype)
+
+    def is_floating_point(self):
+        return self.data.dtype.kind == "f"
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor: it holds one number; use .item() to read it.")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor: it holds one number; use .item().")
+        return (self[i] for i in range(self.data.shape[0]))
+
+    # --- leaving labkit -----------------------------------------------------------------
+    def item(self):
+        """The single number in a one-element tensor, as a Python number."""
+        if self.data.size != 1:
+            raise RuntimeError(f"item(): a Tensor with {self.data.size} elements (shape "
+                               f"{tuple(self.data.shape)}) cannot be converted to one Python "
+                               "number. Reduce it first (e.g. .sum() or .mean()), or use .tolist().")
+        return self.data.reshape(()).item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def numpy(self):
+        """The data as a numpy array (shared memory on cpu). Detach first if it requires grad."""
+        if self._rg:
+            raise RuntimeError("numpy(): can't call numpy() on a tensor that requires grad, "
+                               "because numpy cannot record gradients. Use x.detach().numpy().")
+        if self.device.type != "cpu":
+            raise TypeError(f"numpy(): this tensor is on {self.device}; numpy only sees host "
+                            "memory. Copy it first: x.cpu().numpy().")
+        return self.data
+
+    def _host(self):
+        return self.data if self.device.type == "cpu" else self.data.get()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"bool(): the truth value of a tensor with {self.data.size} elements "
+                               "is ambiguous. Use (x > 0).any() or (x > 0).all(), or .item() for one "
+                               "element.")
+        return bool(self.data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return _format(self)
+
+    def __format__(self, spec):
+        if self.data.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
+    @staticmethod
+    def _make(data, device, requires_grad=False):
+        """Wrap an array without checks (the hot path for op outputs)."""
+        t = _new(Tensor)
+        t.data = data
+        t.device = device
+        if requires_grad:
+            t._rg = True
+        return t
+
+
+_new = object.__new__
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like PyTorch's."""
+
+    def __repr__(self):
+        return f"labkit.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _device_of(data):
+    from .device import device_of_array
+    return device_of_array(data)
+
+
+def tensor_method(*names):
+    """Attach a function to Tensor under the given names (the op modules use this)."""
+    def attach(fn):
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+    return attach
+
+
+def _format(t):
+    arr = t._host()
+    if arr.dtype.kind == "f" and arr.size:
+        finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
+        nonzero = finite[finite != 0]
+        if nonzero.size and (nonzero.max() >= 1e8 or nonzero.min() < 1e-4):
+            fmt = "{:.4e}".format
+        elif finite.size == 0 or np.all(finite == np.round(finite)):
+            fmt = lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"  # noqa: E731
+        else:
+            fmt = "{:.4f}".format
+        body = np.array2string(arr, separator=", ", prefix="tensor(",
+                               formatter={"float_kind": fmt})
+    else:
+        body = np.array2string(arr, separator=", ", prefix="tensor(")
+    extras = []
+    if t.device.type != "cpu":
+        extras.append(f"device='{t.device}'")
+    if arr.dtype not in (np.float32, np.int64, np.bool_) or arr.size == 0:
+        extras.append(f"dtype={t.dtype}")
+    if t.grad_fn is not None:
+        extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+    elif t._rg:
+        extras.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
