@@ -1,10 +1,10 @@
 """The backward engine: walk the recorded Nodes in reverse creation order, iteratively.
 
 Reverse creation order is a valid topological order (an op's inputs are always made before
-it), so no recursion and no dependency counting are needed: collect the reachable nodes with
-an explicit stack, sort them by sequence number, and run each once with its summed gradient.
+it), so no recursion and no dependency counting are needed: a heap keyed on the sequence
+number hands out each node once, after all its consumers, with its summed gradient.
 """
-import numpy as np
+from heapq import heappop, heappush
 
 from .function import AccumulateGrad, Node, accumulate_node
 from .grad_mode import mode, set_grad_enabled
@@ -32,18 +32,19 @@ def sum_to(grad, shape):
 
 
 def _collect(roots):
-    """Every node reachable from the roots, in the order backward runs them."""
+    """Every node reachable from the roots, in the order backward runs them (reverse
+    creation order), found with an explicit stack: deep graphs never hit the recursion limit."""
     seen = set()
     nodes = []
     stack = [r for r in roots if r is not None]
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         nodes.append(node)
         for e in node._edges:
-            if e is not None and id(e[0]) not in seen:
+            if e is not None and e[0] is not None and e[0] not in seen:
                 stack.append(e[0])
     nodes.sort(key=_by_seq, reverse=True)
     return nodes
@@ -93,13 +94,20 @@ def _root_grads(outputs, grad_outputs):
 
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
-    """Run the engine. With `inputs`, return their gradients instead of accumulating."""
+    """Run the engine. With `inputs`, return their gradients instead of accumulating.
+
+    A max-heap on sequence number yields the nodes in reverse creation order; a node is pushed
+    when its first gradient arrives and popped only after every node made later (all its
+    consumers) has run, so its gradient is complete by then.
+    """
     roots = _root_grads(outputs, grad_outputs)
-    nodes = _collect([r[0] for r in roots])
     buffers = {}
+    heap = []
     for node, idx, g in roots:
+        if node not in buffers:
+            heappush(heap, (-node._seq, node))
         _add_to_buffer(buffers, node, idx, g)
-    targets = None
+    targets = needed = results = None
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
@@ -107,28 +115,26 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
                                    "the graph. Create it with requires_grad=True.")
             node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
-            targets.setdefault(id(node), []).append((i, t._out_idx))
-        nodes = _prune(nodes, targets)
-    results = [None] * len(inputs) if inputs is not None else None
+            targets.setdefault(node, []).append((i, t._out_idx))
+        needed = _needed(_collect([r[0] for r in roots]), targets)
+        results = [None] * len(inputs)
     handed = {id(g.data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     try:
-        for node in nodes:
-            grads = buffers.pop(id(node), None)
-            if grads is None:
-                continue
-            grads = _run_hooks(node, grads)
-            if targets is not None and id(node) in targets:
-                for i, idx in targets[id(node)]:
+        while heap:
+            node = heappop(heap)[1]
+            grads = buffers.pop(node)
+            if node._hooks:
+                grads = _run_hooks(node, grads)
+            if targets is not None and node in targets:
+                for i, idx in targets[node]:
                     results[i] = grads[idx]
-                if type(node) is AccumulateGrad:
-                    continue
             if type(node) is AccumulateGrad:
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, handed)
                 continue
-            _call_backward(node, grads, buffers, retain_graph)
+            _call_backward(node, grads, buffers, heap, needed, retain_graph)
     finally:
         mode.enabled = prev
     if results is not None:
@@ -140,19 +146,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     return results
 
 
-def _prune(nodes, targets):
-    """Keep only nodes from which some target is reachable (nodes run in reverse seq order)."""
+def _needed(nodes, targets):
+    """The nodes from which some target can be reached (only they need to run for grad())."""
     needed = set()
     for node in reversed(nodes):
-        if id(node) in targets or any(e is not None and id(e[0]) in needed for e in node._edges):
-            needed.add(id(node))
-    return [n for n in nodes if id(n) in needed]
+        if node in targets or any(e is not None and e[0] in needed for e in node._edges):
+            needed.add(node)
+    return needed
 
 
 def _add_to_buffer(buffers, node, idx, g):
-    slot = buffers.get(id(node))
+    slot = buffers.get(node)
     if slot is None:
-        slot = buffers[id(node)] = [None] * len(node._out_shapes)
+        slot = buffers[node] = [None] * len(node._out_shapes)
     slot[idx] = g if slot[idx] is None else slot[idx] + g
 
 
@@ -169,13 +175,14 @@ def _run_hooks(node, grads):
     return grads
 
 
-def _call_backward(node, grads, buffers, retain_graph):
+def _call_backward(node, grads, buffers, heap, needed, retain_graph):
     if node._freed:
         node.saved_tensors  # raises the "backward through the graph a second time" error
-    for i, g in enumerate(grads):
-        if g is None:  # an output no path used: its gradient is zero
-            grads[i] = _make(node._device.xp.zeros(node._out_shapes[i], node._out_dtypes[i]),
-                             node._device)
+    if len(grads) > 1:
+        for i, g in enumerate(grads):
+            if g is None:  # an output no path used: its gradient is zero
+                grads[i] = _make(node._device.xp.zeros(node._out_shapes[i], node._out_dtypes[i]),
+                                 node._device)
     out = node._fn.backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
@@ -186,26 +193,41 @@ def _call_backward(node, grads, buffers, retain_graph):
             f"{len(edges)} argument(s); return one per forward argument (None for non-tensors).")
     if mode.anomaly:
         _check_nan(node, out)
-    for i, (e, g) in enumerate(zip(edges, out)):
-        if e is None or g is None:
+    i = -1
+    for e, g in zip(edges, out):
+        i += 1
+        if g is None or e is None:
             continue
-        nxt, idx = e
+        nxt = e[0]
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
         if not isinstance(g, Tensor):
             g = _make(g, node._device)
+        idx = e[1]
         shape = nxt._out_shapes[idx]
         if g.data.shape != shape:
-            try:
-                g = sum_to(g, shape)
-            except RuntimeError:
-                raise RuntimeError(
-                    f"{type(node).__name__} returned an invalid gradient at index {i}: got shape "
-                    f"{tuple(g.shape)} but expected a shape broadcastable to {tuple(shape)}. "
-                    "A backward must return one gradient per input, shaped like that input."
-                ) from None
-        _add_to_buffer(buffers, nxt, idx, g)
+            g = _reduce_grad(node, i, g, shape)
+        slot = buffers.get(nxt)
+        if slot is None:
+            heappush(heap, (-nxt._seq, nxt))
+            if len(nxt._out_shapes) == 1:
+                buffers[nxt] = [g]
+                continue
+            slot = buffers[nxt] = [None] * len(nxt._out_shapes)
+        slot[idx] = g if slot[idx] is None else slot[idx] + g
     if not retain_graph and node._saved:
         node._saved = ()
         node._freed = True
+
+
+def _reduce_grad(node, i, g, shape):
+    try:
+        return sum_to(g, shape)
+    except RuntimeError:
+        raise RuntimeError(
+            f"{type(node).__name__} returned an invalid gradient at index {i}: got shape "
+            f"{tuple(g.shape)} but expected a shape broadcastable to {tuple(shape)}. "
+            "A backward must return one gradient per input, shaped like that input.") from None
 
 
 def _accumulate(leaf, g, create_graph, handed):

@@ -11,11 +11,13 @@ import traceback
 
 import numpy as np
 
+from .device import cpu as _cpu
 from .grad_mode import mode
 from .tensor import Tensor
 
 _ndarray = np.ndarray
 _make = Tensor._make
+_new = object.__new__
 _seq = itertools.count()  # creation order: nodes run in reverse of it (a valid topological order)
 
 
@@ -26,6 +28,8 @@ class Node:
     _freed = False
     _trace = None        # forward stack, kept in anomaly mode
     _non_diff = ()       # output indices marked non-differentiable
+    _to_save = ()        # what forward passed to save_for_backward (packed after forward)
+    _to_mark = ()        # what forward passed to mark_non_differentiable
 
     def name(self):
         return type(self).__name__
@@ -36,7 +40,7 @@ class Node:
     @property
     def next_functions(self):
         """((node, output index), ...) for each tensor input; (None, 0) where no grad flows."""
-        return tuple(e if e is not None else (None, 0) for e, is_t in zip(self._edges, self._is_tensor) if is_t)
+        return tuple(e for e in self._edges if e is not None)
 
     # --- the ctx API used inside forward/backward ---------------------------------------
     def save_for_backward(self, *tensors):
@@ -101,7 +105,6 @@ class _HookHandle:
 class AccumulateGrad(Node):
     """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad."""
     _edges = ()
-    _is_tensor = ()
 
     def __init__(self, variable):
         self.variable = variable
@@ -158,24 +161,75 @@ class Function:
         record = False
         for a in args:
             if isinstance(a, Tensor):
-                d = a.device
                 if device is None:
-                    device = d
-                elif d is not device:
+                    device = a.device
+                elif a.device is not device:
                     raise _device_error(cls, args)
                 if a._rg:
                     record = True
         if device is None:
-            from .device import cpu as device
-        if not (record and mode.enabled):
-            try:
-                out = cls.forward(_NULL, *args)
-            except (ValueError, TypeError, IndexError) as e:
-                raise _forward_error(cls, args, e) from None
-            if type(out) is _ndarray:
-                return _make(out, device)
-            return _wrap_plain(out, device)
-        return _record(cls, args, device)
+            device = _cpu
+        if record and mode.enabled:
+            return _record(cls, args, device)
+        try:
+            out = cls.forward(_NULL, *args)
+        except (ValueError, TypeError, IndexError) as e:
+            raise _forward_error(cls, args, e) from None
+        if type(out) is _ndarray:
+            return _make(out, device)
+        return _wrap_plain(out, device)
+
+
+_NO_EDGE = (None, 0)  # a tensor input that does not require grad
+
+
+def unary_op(cls):
+    """cls.apply specialised for one tensor argument (the Tensor methods use it: less overhead
+    per call, same Function, same forward and backward)."""
+    forward = cls.forward
+
+    def op(x):
+        if x._rg and mode.enabled:
+            return _record(cls, (x,), x.device)
+        out = forward(_NULL, x)
+        if type(out) is _ndarray:
+            t = _new(Tensor)
+            t.data = out
+            t.device = x.device
+            return t
+        return _wrap_plain(out, x.device)
+    op.__name__ = op.__qualname__ = cls.__name__.lower()
+    op.__doc__ = cls.__doc__
+    return op
+
+
+def binary_op(cls):
+    """cls.apply specialised for (tensor, tensor-or-number): the arithmetic dunders use it."""
+    forward = cls.forward
+
+    def op(a, b):
+        device = a.device
+        if isinstance(b, Tensor):
+            if b.device is not device:
+                raise _device_error(cls, (a, b))
+            record = a._rg or b._rg
+        else:
+            record = a._rg
+        if record and mode.enabled:
+            return _record(cls, (a, b), device)
+        try:
+            out = forward(_NULL, a, b)
+        except (ValueError, TypeError, IndexError) as e:
+            raise _forward_error(cls, (a, b), e) from None
+        if type(out) is _ndarray:
+            t = _new(Tensor)
+            t.data = out
+            t.device = device
+            return t
+        return _wrap_plain(out, device)
+    op.__name__ = op.__qualname__ = cls.__name__.lower()
+    op.__doc__ = cls.__doc__
+    return op
 
 
 def _wrap_plain(out, device):
@@ -183,36 +237,33 @@ def _wrap_plain(out, device):
         return tuple(_wrap_plain(o, device) for o in out)
     if isinstance(out, Tensor) or out is None:
         return out
-    if not isinstance(out, _ndarray) and isinstance(out, (np.generic, int, float, bool)):
+    if isinstance(out, (np.generic, int, float, bool)):
         out = np.asarray(out)
     return _make(out, device)
 
 
 def _record(cls, args, device):
-    node = cls._node_cls()
+    """Run forward with recording off and link a Node to the outputs (the graph-building path)."""
+    node = _new(cls._node_cls)
     edges = []
-    is_tensor = []
     needs = []
     for a in args:
         if isinstance(a, Tensor):
-            is_tensor.append(True)
             if a._rg:
                 fn = a.grad_fn
                 if fn is None:
                     fn = a._accum or accumulate_node(a)
                 edges.append((fn, a._out_idx))
                 needs.append(True)
-                continue
+            else:
+                edges.append(_NO_EDGE)
+                needs.append(False)
         else:
-            is_tensor.append(False)
-        edges.append(None)
-        needs.append(False)
+            edges.append(None)
+            needs.append(False)
     node._edges = edges
-    node._is_tensor = is_tensor
     node.needs_input_grad = tuple(needs)
     node._device = device
-    node._to_save = ()
-    node._to_mark = ()
     mode.enabled = False
     try:
         out = cls.forward(node, *args)
@@ -220,13 +271,32 @@ def _record(cls, args, device):
         raise _forward_error(cls, args, e) from None
     finally:
         mode.enabled = True
-    single = type(out) is not tuple
-    outs = (out,) if single else out
+    if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
+        result = _make(out, device)
+        if out.dtype.kind == "f":
+            result.grad_fn = node
+            result._rg = True
+        node._out_shapes = (out.shape,)
+        outputs = (result,)
+    else:
+        outputs = _link_outputs(node, out, device)
+        result = outputs if type(out) is tuple else outputs[0]
+    if node._to_save:
+        node._saved = _pack_saved(node._to_save, outputs)
+    node._seq = next(_seq)
+    if mode.anomaly:
+        node._trace = traceback.format_stack()[:-3]
+    return result
+
+
+def _link_outputs(node, out, device):
+    """Wrap several (or already-wrapped) outputs and attach the differentiable ones to node."""
+    outs = out if type(out) is tuple else (out,)
     tensors = []
-    for i, o in enumerate(outs):
+    for o in outs:
         if not isinstance(o, Tensor):
-            if not isinstance(o, _ndarray):
-                o = np.asarray(o) if isinstance(o, (np.generic, int, float, bool)) else o
+            if isinstance(o, (np.generic, int, float, bool)):
+                o = np.asarray(o)
             o = _make(o, device)
         elif o.grad_fn is not None or o._rg:
             o = o.detach()  # forward returned a tensor that already belongs to a graph
@@ -244,35 +314,33 @@ def _record(cls, args, device):
     node._non_diff = non_diff
     node._out_shapes = tuple(t.data.shape for t in tensors)
     node._out_dtypes = tuple(t.data.dtype for t in tensors)
-    if node._to_save:
-        node._saved = _pack_saved(node._to_save, tensors)
-    node._seq = next(_seq)
-    if mode.anomaly:
-        node._trace = traceback.format_stack()[:-3]
-    return tensors[0] if single else tuple(tensors)
+    return tuple(tensors)
 
 
 def _pack_saved(items, outputs):
-    """(kind, object, version counter, version) per saved item; kind 0 input, 1 output, 2 array."""
+    """(kind, object, version counter, version) per saved item: kind 0 an input tensor,
+    1 one of our outputs (stored without its grad_fn, to avoid a reference cycle), 2 a plain
+    array (a constant), 3 a Python value or None kept as is."""
     packed = []
     for item in items:
-        if item is None or isinstance(item, (int, float, bool)):
-            packed.append((3, item, None, 0))
-            continue
         for i, o in enumerate(outputs):
             if item is o or item is o.data:
-                if o._vc is None:
-                    o._vc = [0]
-                packed.append((1, (o.data, i), o._vc, o._vc[0]))
+                vc = o._vc
+                if vc is None:
+                    vc = o._vc = [0]
+                packed.append((1, (o.data, i), vc, vc[0]))
                 break
         else:
             if isinstance(item, Tensor):
-                if item._vc is None:
-                    item._vc = [0]
-                packed.append((0, item, item._vc, item._vc[0]))
+                vc = item._vc
+                if vc is None:
+                    vc = item._vc = [0]
+                packed.append((0, item, vc, vc[0]))
+            elif item is None or isinstance(item, (int, float, bool)):
+                packed.append((3, item, None, 0))
             else:
                 packed.append((2, item, None, 0))
-    return tuple(packed)
+    return packed
 
 
 def _shapes(args):

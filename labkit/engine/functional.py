@@ -1,4 +1,5 @@
 """Composite functions built from primitive ops (their gradients come for free)."""
+from .function import Function
 from .ops.arithmetic import Add
 from .ops.softmax import log_softmax, softmax  # noqa: F401  (re-exported)
 from .ops.unary import relu, sigmoid, tanh  # noqa: F401  (re-exported)
@@ -61,11 +62,30 @@ def linear(input, weight, bias=None):
     return out if bias is None else Add.apply(out, bias)
 
 
+class BCEWithLogits(Function):
+    """Elementwise binary cross-entropy from logits x and targets t, computed stably:
+    max(x, 0) - x * t + log(1 + exp(-|x|)). Its gradient sigmoid(x) - t is written out, since
+    the kinks of max and |x| at x = 0 would otherwise give the wrong slope there."""
+    node_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x, t):
+        xp = x.device.xp
+        xd, td = x.data, t.data if isinstance(t, Tensor) else t
+        ctx.save_for_backward(x, t)
+        return xp.asarray(xp.maximum(xd, 0) - xd * td + xp.log1p(xp.exp(-xp.abs(xd))))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (grad * (x.sigmoid() - t) if need[0] else None), (-grad * x if need[1] else None)
+
+
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
-    """Stable BCE from logits: max(x, 0) - x * t + log(1 + exp(-|x|))."""
+    """Stable BCE from logits (raw scores) and targets in [0, 1]."""
     _same_shape("binary_cross_entropy_with_logits", input, target)
-    loss = input.clamp(min=0) - input * target + (1 + (-input.abs()).exp()).log()
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+    return _reduce(BCEWithLogits.apply(input, target), reduction, "binary_cross_entropy_with_logits")
 
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",

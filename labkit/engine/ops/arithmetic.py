@@ -1,9 +1,9 @@
 """+ - * / ** and negation, with broadcasting (undone in backward by the engine's sum_to)."""
 import math
 
-from ..function import Function
+from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
-from .common import data, promote
+from .common import _f64, data, promote
 
 
 def _check_bool(name, *xs):
@@ -19,7 +19,8 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return promote(data(a) + data(b), a, b)
+        r = a.data + (b.data if isinstance(b, Tensor) else b)  # a is a tensor: __radd__ swaps
+        return r if r.dtype is not _f64 else promote(r, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -45,7 +46,8 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return promote(data(a) * data(b), a, b)
+        r = a.data * (b.data if isinstance(b, Tensor) else b)  # a is a tensor: __rmul__ swaps
+        return r if r.dtype is not _f64 else promote(r, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -124,7 +126,14 @@ class PowTensor(Function):
         return ga, gb
 
 
-@tensor_method("add", "__add__", "__radd__")
+Tensor.__add__ = Tensor.__radd__ = binary_op(Add)
+Tensor.__sub__ = binary_op(Sub)
+Tensor.__mul__ = Tensor.__rmul__ = binary_op(Mul)
+Tensor.__truediv__ = binary_op(Div)
+Tensor.__neg__ = Tensor.neg = neg = unary_op(Neg)
+
+
+@tensor_method("add")
 def add(a, b, alpha=1):
     """a + alpha * b, broadcasting."""
     if alpha != 1:
@@ -132,7 +141,7 @@ def add(a, b, alpha=1):
     return Add.apply(a, b)
 
 
-@tensor_method("sub", "__sub__")
+@tensor_method("sub")
 def sub(a, b, alpha=1):
     if alpha != 1:
         b = b * alpha
@@ -144,12 +153,12 @@ def rsub(a, b):
     return Sub.apply(b, a)
 
 
-@tensor_method("mul", "__mul__", "__rmul__")
+@tensor_method("mul")
 def mul(a, b):
     return Mul.apply(a, b)
 
 
-@tensor_method("div", "__truediv__")
+@tensor_method("div")
 def div(a, b):
     return Div.apply(a, b)
 
@@ -157,11 +166,6 @@ def div(a, b):
 @tensor_method("__rtruediv__")
 def rdiv(a, b):
     return Div.apply(b, a)
-
-
-@tensor_method("neg", "__neg__")
-def neg(a):
-    return Neg.apply(a)
 
 
 @tensor_method("__pos__")

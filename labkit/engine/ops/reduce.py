@@ -19,7 +19,11 @@ def _dims(dim, ndim):
         if not -n <= d < n:
             raise IndexError(f"dimension {d} is out of range for a tensor with {ndim} dimension(s) "
                              f"(valid: {-n} to {n - 1}).")
-        out.append(d % ndim if ndim else 0)
+        if ndim:                 # a 0-d tensor accepts dim 0 or -1 and reduces nothing
+            out.append(d % ndim)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dims {dims}: a dimension appears more than once; list each dim of "
+                           f"the tensor (it has {ndim}) at most once.")
     return tuple(sorted(out))
 
 
@@ -238,8 +242,12 @@ def _max_min(x, dim, keepdim, all_cls, dim_cls):
                         "elementwise maximum of two tensors.")
     if dim is None:
         return all_cls.apply(x, _dims(None, x.data.ndim), False)
-    d = _dims(dim, x.data.ndim)[0]
-    if x.data.shape and x.data.shape[d] == 0:
+    d = _dims(dim, x.data.ndim)
+    if not d:                    # a 0-d tensor: its one element is the max, at index 0
+        values, indices = dim_cls.apply(x.reshape(1), 0, False)
+        return values_indices(values.reshape(()), indices.reshape(()))
+    d = d[0]
+    if x.data.shape[d] == 0:
         raise IndexError(f"max/min(): dimension {dim} of shape {tuple(x.shape)} is empty.")
     return values_indices(*dim_cls.apply(x, d, keepdim))
 

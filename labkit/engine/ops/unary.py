@@ -2,8 +2,8 @@
 
 Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output.
 """
-from ..function import Function
-from ..tensor import tensor_method
+from ..function import Function, unary_op
+from ..tensor import Tensor, tensor_method
 from .common import float_data
 
 
@@ -91,7 +91,24 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (1 - y * y)
+        return TanhGrad.apply(grad, y)
+
+
+class TanhGrad(Function):
+    """grad * (1 - y**2) as one op (torch's tanh_backward); differentiable for higher orders."""
+    node_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        yd = y.data
+        return grad.data * (1 - yd * yd)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (TanhGrad.apply(gg, y) if need[0] else None), (-2 * gg * grad * y if need[1] else None)
 
 
 class Sigmoid(Function):
@@ -110,7 +127,25 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * y * (1 - y)
+        return SigmoidGrad.apply(grad, y)
+
+
+class SigmoidGrad(Function):
+    """grad * y * (1 - y) as one op (torch's sigmoid_backward); differentiable again."""
+    node_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(grad, y)
+        yd = y.data
+        return grad.data * yd * (1 - yd)
+
+    @staticmethod
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return ((SigmoidGrad.apply(gg, y) if need[0] else None),
+                (gg * grad * (1 - 2 * y) if need[1] else None))
 
 
 class Relu(Function):
@@ -184,54 +219,34 @@ class Sign(Function):
         return grad * 0
 
 
-@tensor_method("exp")
-def exp(x):
-    return Exp.apply(x)
+Tensor.exp = exp = unary_op(Exp)
 
 
-@tensor_method("log")
-def log(x):
-    return Log.apply(x)
+Tensor.log = log = unary_op(Log)
 
 
-@tensor_method("sqrt")
-def sqrt(x):
-    return Sqrt.apply(x)
+Tensor.sqrt = sqrt = unary_op(Sqrt)
 
 
-@tensor_method("sin")
-def sin(x):
-    return Sin.apply(x)
+Tensor.sin = sin = unary_op(Sin)
 
 
-@tensor_method("cos")
-def cos(x):
-    return Cos.apply(x)
+Tensor.cos = cos = unary_op(Cos)
 
 
-@tensor_method("tanh")
-def tanh(x):
-    return Tanh.apply(x)
+Tensor.tanh = tanh = unary_op(Tanh)
 
 
-@tensor_method("sigmoid")
-def sigmoid(x):
-    return Sigmoid.apply(x)
+Tensor.sigmoid = sigmoid = unary_op(Sigmoid)
 
 
-@tensor_method("relu")
-def relu(x):
-    return Relu.apply(x)
+Tensor.relu = relu = unary_op(Relu)
 
 
-@tensor_method("abs", "__abs__")
-def abs(x):
-    return Abs.apply(x)
+Tensor.abs = Tensor.__abs__ = abs = unary_op(Abs)
 
 
-@tensor_method("sign")
-def sign(x):
-    return Sign.apply(x)
+Tensor.sign = sign = unary_op(Sign)
 
 
 @tensor_method("clamp", "clip")

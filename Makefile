@@ -1,0 +1,31 @@
+# Two targets a newcomer needs: `make lab` (open the course) and `make test` (run every test).
+# Both create a private virtual environment in .venv, so nothing is installed system-wide.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup lab test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+lab: setup
+	$(BIN)/jupyter lab course/lectures
+
+# Unit tests, the PyTorch oracle tests (they skip, saying so, when torch is absent), and every
+# lecture re-executed and compared with its stored outputs by nbval.
+test: setup
+	$(BIN)/python -m pytest --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests course/lectures
+
+bench: setup
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
