@@ -12,7 +12,7 @@ class Softmax(Function):
         xp = x.device.xp
         d = float_data(x)
         e = xp.exp(d - d.max(axis=dim, keepdims=True))
-        y = e / e.sum(axis=dim, keepdims=True)
+        y = xp.asarray(e / e.sum(axis=dim, keepdims=True))  # an array even for 0-d x
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -31,7 +31,7 @@ class LogSoftmax(Function):
         xp = x.device.xp
         d = float_data(x)
         shifted = d - d.max(axis=dim, keepdims=True)
-        y = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        y = xp.asarray(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
