@@ -112,6 +112,7 @@ class PowTensor(Function):
     @staticmethod
     def forward(ctx, a, b):
         out = promote(data(a) ** data(b), a, b)
+        out = (a if isinstance(a, Tensor) else b).device.xp.asarray(out)  # 0-d: keep an array
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -148,9 +149,14 @@ def sub(a, b, alpha=1):
     return Sub.apply(a, b)
 
 
+class Rsub(Sub):
+    """number - tensor (torch's rsub)."""
+    node_name = "RsubBackward1"
+
+
 @tensor_method("__rsub__")
 def rsub(a, b):
-    return Sub.apply(b, a)
+    return Rsub.apply(b, a)
 
 
 @tensor_method("mul")
@@ -181,6 +187,11 @@ def pow(a, p):
     return Pow.apply(a, p)
 
 
+class RPow(PowTensor):
+    """number ** tensor."""
+    node_name = "PowBackward2"
+
+
 @tensor_method("__rpow__")
 def rpow(a, base):
-    return PowTensor.apply(base, a)
+    return RPow.apply(base, a)

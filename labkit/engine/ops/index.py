@@ -53,6 +53,11 @@ class Slice(Index):
     node_name = "SliceBackward0"
 
 
+class Select(Index):
+    """x[i] (integers only): torch calls it select."""
+    node_name = "SelectBackward0"
+
+
 class IndexAdd(Function):
     """Zeros of `shape` with grad added at idx (repeated indices add up): the backward of x[idx]."""
     node_name = "IndexAddBackward0"
@@ -101,7 +106,9 @@ class IndexPut(Function):
 def getitem(x, idx):
     idx = _index_arrays(idx, x)
     if _is_basic(idx):
-        return _as_view(Slice.apply(x, idx), x)
+        ints = all(isinstance(i, (int, np.integer)) or i is Ellipsis
+                   for i in (idx if isinstance(idx, tuple) else (idx,)))
+        return _as_view((Select if ints else Slice).apply(x, idx), x)
     return Index.apply(x, idx)
 
 

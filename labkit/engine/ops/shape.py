@@ -106,6 +106,14 @@ class Squeeze(Function):
         return grad.reshape(ctx.shape), None
 
 
+class SqueezeDim(Squeeze):
+    node_name = "SqueezeBackward1"  # squeeze(dim)
+
+
+class SqueezeDims(Squeeze):
+    node_name = "SqueezeBackward2"  # squeeze((dim, ...))
+
+
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
 
@@ -229,7 +237,8 @@ def squeeze(x, dim=None):
         dims = tuple(d for d in (_norm_dim(d, len(shape), "squeeze") for d in dims) if shape[d] == 1)
     if not dims:
         return x
-    return _view(Squeeze, x, dims)
+    cls = Squeeze if dim is None else SqueezeDim if isinstance(dim, int) else SqueezeDims
+    return _view(cls, x, dims)
 
 
 @tensor_method("unsqueeze")

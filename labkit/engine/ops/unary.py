@@ -1,6 +1,8 @@
 """Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, clamp.
 
-Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output.
+Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output;
+they wrap it in xp.asarray, because numpy turns a 0-d result into a scalar, which would be saved
+as a constant (wrong second derivatives, no in-place check) instead of as the output tensor.
 """
 from ..function import Function, unary_op
 from ..tensor import Tensor, tensor_method
@@ -12,7 +14,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = x.device.xp.exp(float_data(x))
+        xp = x.device.xp
+        y = xp.asarray(xp.exp(float_data(x)))  # 0-d stays an array, so it is saved as a tensor
         ctx.save_for_backward(y)
         return y
 
@@ -41,7 +44,8 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = x.device.xp.sqrt(float_data(x))
+        xp = x.device.xp
+        y = xp.asarray(xp.sqrt(float_data(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -84,7 +88,8 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = x.device.xp.tanh(float_data(x))
+        xp = x.device.xp
+        y = xp.asarray(xp.tanh(float_data(x)))
         ctx.save_for_backward(y)
         return y
 
@@ -153,7 +158,8 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = x.device.xp.maximum(x.data, 0).astype(x.data.dtype, copy=False)
+        xp = x.device.xp
+        y = xp.asarray(xp.maximum(x.data, 0)).astype(x.data.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
@@ -199,11 +205,11 @@ class Clamp(Function):
 
 
 class ClampMin(Clamp):
-    node_name = "ClampMinBackward0"
+    node_name = "ClampBackward1"  # torch names x.clamp(min=...) and x.clamp(max=...) so too
 
 
 class ClampMax(Clamp):
-    node_name = "ClampMaxBackward0"
+    node_name = "ClampBackward1"
 
 
 class Sign(Function):
