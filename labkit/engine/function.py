@@ -7,6 +7,7 @@ so the gradient computation is itself recorded when create_graph=True.
 `ctx` is the Node: the object that lands in `output.grad_fn`.
 """
 import itertools
+import os
 import traceback
 
 import numpy as np
@@ -189,6 +190,9 @@ def unary_op(cls):
     forward = cls.forward
 
     def op(x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op.__name__}(): expected a labkit tensor, got {type(x).__name__}. "
+                            f"Wrap it first: labkit.tensor(value).")
         if x._rg and mode.enabled:
             return _record(cls, (x,), x.device)
         out = forward(_NULL, x)
@@ -285,8 +289,17 @@ def _record(cls, args, device):
         node._saved = _pack_saved(node._to_save, outputs)
     node._seq = next(_seq)
     if mode.anomaly:
-        node._trace = traceback.format_stack()[:-3]
+        node._trace = _user_stack()
     return result
+
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_stack():
+    """The forward call's stack without labkit's own frames (for anomaly mode's messages)."""
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_ENGINE_DIR)]
+    return traceback.format_list(frames[-6:])
 
 
 def _link_outputs(node, out, device):

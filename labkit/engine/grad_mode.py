@@ -17,35 +17,15 @@ def is_grad_enabled():
     return mode.enabled
 
 
-class set_grad_enabled:
-    """Turn graph recording on or off: a function call, a context manager, or a decorator."""
-
-    def __init__(self, enabled):
-        self.prev = mode.enabled
-        self.value = bool(enabled)
-        mode.enabled = self.value
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        mode.enabled = self.prev
-        return False
-
-    def __call__(self, fn):
-        mode.enabled = self.prev  # used as a decorator: do not change the mode now
-        value = self.value
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(value):
-                return fn(*args, **kwargs)
-        return wrapper
-
-
 class _Switch:
+    """Set recording to `value` inside a with-block, or around every call of a decorated fn."""
     value = None
 
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and cls is not set_grad_enabled:
+            return cls()(args[0])  # used as @no_grad, without parentheses
+        return super().__new__(cls)
+
     def __enter__(self):
         self.prev = mode.enabled
         mode.enabled = self.value
@@ -60,8 +40,12 @@ class _Switch:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with set_grad_enabled(value):
+            prev = mode.enabled
+            mode.enabled = value
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                mode.enabled = prev
         return wrapper
 
 
@@ -80,3 +64,20 @@ class inference_mode(no_grad):
 
     def __init__(self, mode=True):
         self.value = not mode
+
+
+class set_grad_enabled(_Switch):
+    """Turn recording on or off: takes effect at once as a call, or scoped as a with-block or
+    a decorator (as in torch)."""
+
+    def __init__(self, enabled):
+        self.value = bool(enabled)
+        self.prev = mode.enabled
+        mode.enabled = self.value
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        mode.enabled = self.prev  # used as a decorator: do not change the mode now
+        return super().__call__(fn)

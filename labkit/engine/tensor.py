@@ -26,9 +26,7 @@ class Tensor:
         if isinstance(data, Tensor):
             data = data.data
         if not hasattr(data, "__array_namespace__") and not isinstance(data, np.ndarray):
-            data = np.asarray(data)
-            if data.dtype == np.float64:
-                data = data.astype(np.float32)
+            data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
         self.data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
         if requires_grad:
@@ -268,7 +266,7 @@ def _format(t):
     extras = []
     if t.device.type != "cpu":
         extras.append(f"device='{t.device}'")
-    if arr.dtype not in (np.float32, np.int64, np.bool_) or arr.size == 0:
+    if arr.dtype not in (np.float32, np.int64, np.bool_) or (arr.size == 0 and arr.dtype != np.float32):
         extras.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
