@@ -48,14 +48,25 @@ class Index(Function):
     def backward(ctx, grad):
         return IndexAdd.apply(grad, ctx.idx, ctx.shape), None
 
+    @staticmethod
+    def put_back(parent, new, idx):
+        """The parent once its part x[idx] (a view) holds `new`."""
+        return IndexPut.apply(parent, idx, new)
+
 
 class Slice(Index):
     node_name = "SliceBackward0"
 
 
 class Select(Index):
-    """x[i] (integers only): torch calls it select."""
+    """x[i] (integers only): torch calls it select. It is a view even when it picks one element
+    (numpy would return a copied scalar for x[i]; x[i, ...] is a 0-d view)."""
     node_name = "SelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx):
+        items = idx if isinstance(idx, tuple) else (idx,)
+        return Index.forward(ctx, x, items if Ellipsis in items else items + (Ellipsis,))
 
 
 class IndexAdd(Function):
@@ -108,7 +119,8 @@ def getitem(x, idx):
     if _is_basic(idx):
         ints = all(isinstance(i, (int, np.integer)) or i is Ellipsis
                    for i in (idx if isinstance(idx, tuple) else (idx,)))
-        return _as_view((Select if ints else Slice).apply(x, idx), x)
+        op = Select if ints else Slice
+        return _as_view(op.apply(x, idx), x, op, (idx,))
     return Index.apply(x, idx)
 
 

@@ -3,6 +3,10 @@
 Under no_grad (the optimizer step) they write straight into the array. When the graph is being
 recorded, the out-of-place Function is applied to a snapshot of the old value, the result is
 copied into the tensor's memory, and the tensor takes the new node as its grad_fn.
+
+On a view (y[0] += 1, h.t().mul_(2)) the change is recorded on the base too, as torch does: the
+base's new value is the view op's `put_back` of the new view, and every view of that base then
+re-reads its history from it (otherwise a view would still point at the base's old history).
 """
 from ..function import Function
 from ..grad_mode import mode
@@ -21,32 +25,103 @@ def _recording(x, args):
 
 def inplace(x, name, write, fn_cls, *args):
     """Run `write(x.data)` in place, or record fn_cls(x, *args) and copy its result into x."""
-    if _recording(x, args):
-        if x._rg and x.grad_fn is None:
-            raise RuntimeError(
-                f"{name}: a leaf tensor that requires grad is being changed in place. autograd "
-                "needs the original value. Wrap parameter updates in `with labkit.no_grad():`, "
-                "or use the out-of-place form (w = w - lr * g).")
-        if x._base is not None and x._base._rg:
-            raise RuntimeError(
-                f"{name}: in-place change of a view of a tensor that requires grad is not "
-                "supported by labkit. Use the out-of-place form, or .clone() the view first.")
-        old = Tensor._make(x.data.copy(), x.device, x._rg)
-        old.grad_fn, old._out_idx = x.grad_fn, x._out_idx
-        out = fn_cls.apply(old, *args)
-        _checked(name, x, lambda d: d.__setitem__(Ellipsis, out.data))
-        x.grad_fn, x._out_idx, x._rg = out.grad_fn, out._out_idx, out._rg
-    else:
+    if not _recording(x, args):
         _checked(name, x, write)
+        x._bump_version()
+        return x
+    base = x._base
+    if x._rg and x.grad_fn is None:
+        raise RuntimeError(
+            f"{name}: a leaf tensor that requires grad is being changed in place. autograd "
+            "needs the original value. Wrap parameter updates in `with labkit.no_grad():`, "
+            "or use the out-of-place form (w = w - lr * g).")
+    if base is not None and base._rg and base.grad_fn is None:
+        raise RuntimeError(
+            f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
+            "being changed in place; autograd needs the leaf's original value. Wrap parameter "
+            "updates in `with labkit.no_grad():`, or .clone() the view and change the copy.")
+    if base is not None and x.__dict__.get("_view_of") is None:
+        raise RuntimeError(
+            f"{name}: in-place change of this view of a tensor that requires grad is not "
+            "supported by labkit. Use the out-of-place form, or .clone() the view first.")
+    _check_writeable(name, x)
+    out = fn_cls.apply(_snapshot(x), *args)
+    _check_result(name, x, out)
+    if base is None:
+        _store(name, x, out)
+    else:
+        _write_back(name, x, out)
     x._bump_version()
+    _refresh_views(x)
     return x
 
 
-def _checked(name, x, write):
-    if not x.data.flags.writeable:
+def _snapshot(t):
+    """A copy of t's value that carries t's current history (the input of the recorded op)."""
+    old = Tensor._make(t.data.copy(), t.device, t._rg)
+    old.grad_fn, old._out_idx = t.grad_fn, t._out_idx
+    return old
+
+
+def _check_result(name, x, out):
+    if out.data.shape != x.data.shape:
+        raise RuntimeError(f"{name}: the result has shape {tuple(out.shape)} but the tensor "
+                           f"changed in place has shape {tuple(x.shape)}; in-place ops cannot "
+                           "change the shape. Use the out-of-place form.")
+    if not x.device.xp.can_cast(out.data.dtype, x.data.dtype, "same_kind"):
+        raise RuntimeError(f"{name}: the result has dtype {out.dtype}, which does not fit this "
+                           f"tensor's dtype {x.dtype}. Convert first, e.g. x = x.float(), or use "
+                           "the out-of-place form.")
+
+
+def _store(name, x, out):
+    """x takes out's values (into its own memory) and out's history."""
+    _checked(name, x, lambda d: d.__setitem__(Ellipsis, out.data))
+    x.grad_fn, x._out_idx, x._rg = out.grad_fn, out._out_idx, out._rg
+
+
+def _write_back(name, view, new):
+    """`view` now holds `new`: record its parent's new value, up to the base that owns memory."""
+    parent, op, args = view._view_of
+    new_parent = op.put_back(_snapshot(parent), new, *args)
+    if parent._base is None:
+        _store(name, parent, new_parent)
+    else:
+        _write_back(name, parent, new_parent)
+
+
+def _refresh_views(x):
+    """After x (or its base) changed history, let every live view of the base read the new one."""
+    root = x._base if x._base is not None else x
+    views = root.__dict__.get("_views")
+    if views:
+        for v in list(views):
+            _refresh(v)
+    if x._base is not None:
+        _refresh(x)
+
+
+def _refresh(view):
+    version = view._vc[0]
+    if view._hist_v == version:
+        return
+    parent, op, args = view._view_of
+    if parent._base is not None:
+        _refresh(parent)
+    fresh = op.apply(parent, *args)
+    view.grad_fn, view._out_idx, view._rg = fresh.grad_fn, fresh._out_idx, fresh._rg
+    view._hist_v = version
+
+
+def _check_writeable(name, x):
+    if not getattr(x.data.flags, "writeable", True):  # cupy arrays have no such flag
         raise RuntimeError(f"{name}: this tensor's memory is read-only (it is an expand()ed view "
                            "where several elements share one memory location). Call .clone() "
                            "first, then change the copy.")
+
+
+def _checked(name, x, write):
+    _check_writeable(name, x)
     try:
         write(x.data)
     except TypeError as e:

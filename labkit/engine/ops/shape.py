@@ -1,16 +1,32 @@
 """Ops that change the shape but not the values: reshape/view, transpose, permute, expand,
 squeeze, unsqueeze, flatten, clone. Views share memory and the version counter with their base.
+
+Each view remembers how it was made (`_view_of = (parent, op, args)`), and each view op has a
+`put_back(parent, new_view, *args)`: the parent's new value once the view holds `new_view`. The
+in-place ops use both to record x.add_(1) on a view as a change of its base, as torch does.
 """
+import weakref
+
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 
 
-def _as_view(out, base):
-    """Mark `out` as a view of `base`: in-place writes to either are seen by both."""
-    if base._vc is None:
-        base._vc = [0]
-    out._vc = base._vc
-    out._base = base._base if base._base is not None else base
+def _as_view(out, base, op=None, args=()):
+    """Mark `out` as a view of `base` made by op(base, *args): writes to either show in both."""
+    vc = base._vc
+    if vc is None:
+        vc = base._vc = [0]
+    out._vc = vc
+    root = base._base if base._base is not None else base
+    out._base = root
+    if op is not None:
+        out._view_of = (base, op, args)
+        out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
+        if root.grad_fn is not None:
+            views = root.__dict__.get("_views")
+            if views is None:
+                views = root._views = weakref.WeakSet()
+            views.add(out)
     return out
 
 
@@ -38,6 +54,10 @@ class Reshape(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    @staticmethod
+    def put_back(parent, new, *args):
+        return Reshape.apply(new, parent.data.shape)
+
 
 class Transpose(Function):
     node_name = "TransposeBackward0"
@@ -50,6 +70,10 @@ class Transpose(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.transpose(ctx.d0, ctx.d1), None, None
+
+    @staticmethod
+    def put_back(parent, new, d0, d1):
+        return Transpose.apply(new, d0, d1)
 
 
 class T(Transpose):
@@ -69,10 +93,18 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        inverse = [0] * len(ctx.dims)
-        for i, d in enumerate(ctx.dims):
-            inverse[d % len(ctx.dims)] = i
-        return grad.permute(*inverse), None
+        return grad.permute(*_inverse(ctx.dims)), None
+
+    @staticmethod
+    def put_back(parent, new, dims):
+        return Permute.apply(new, tuple(_inverse(dims)))
+
+
+def _inverse(dims):
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d % len(dims)] = i
+    return inverse
 
 
 class Expand(Function):
@@ -105,6 +137,8 @@ class Squeeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
 
+    put_back = Reshape.put_back
+
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"  # squeeze(dim)
@@ -126,6 +160,8 @@ class Unsqueeze(Function):
     def backward(ctx, grad):
         return grad.squeeze(ctx.dim), None
 
+    put_back = Reshape.put_back
+
 
 class Clone(Function):
     node_name = "CloneBackward0"
@@ -141,7 +177,7 @@ class Clone(Function):
 
 def _view(cls, x, *args):
     out = cls.apply(x, *args)
-    return _as_view(out, x)
+    return _as_view(out, x, cls, args)
 
 
 def _norm_dim(dim, ndim, name):
@@ -157,7 +193,10 @@ def reshape(x, *shape):
     shape = _shape_arg(shape)
     if shape == x.data.shape:
         return x
-    return _view(Reshape, x, shape)
+    out = Reshape.apply(x, shape)
+    if x.data.flags.c_contiguous or x.device.xp.may_share_memory(out.data, x.data):
+        return _as_view(out, x, Reshape, (shape,))
+    return out  # numpy had to copy (x was transposed): in-place changes to it do not reach x
 
 
 @tensor_method("view")
