@@ -75,6 +75,7 @@ def mm(a, b):
     if a.ndim != 2 or b.ndim != 2:
         raise RuntimeError(f"mm: both arguments must be 2-D matrices, got shapes {tuple(a.shape)} "
                            f"and {tuple(b.shape)}. Use matmul (or @) for vectors and batches.")
+    _check("mm", a, b)
     return Mm.apply(a, b)
 
 

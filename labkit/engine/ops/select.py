@@ -10,8 +10,8 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         if cond.data.dtype.kind != "b":
-            raise TypeError(f"where: the condition must be a bool tensor, got {cond.dtype}; "
-                            "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
+            raise RuntimeError(f"where: the condition must be a bool tensor, got {cond.dtype}; "
+                               "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
         return promote(cond.device.xp.where(cond.data, data(a), data(b)), a, b)
 
