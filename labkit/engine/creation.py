@@ -85,8 +85,8 @@ def _infer(arr):
 def _from_data(data):
     if isinstance(data, Tensor):
         return data._host(), True
-    if isinstance(data, np.ndarray):
-        return data, True
+    if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype (float64 too)
+        return np.asarray(data), True
     if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
         return data.get(), True
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
