@@ -2,7 +2,7 @@
 upstream gradient (not just .sum()), on every device. Broadcasting shapes come from hypothesis."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import labkit
@@ -641,3 +641,82 @@ def test_a_small_network_end_to_end(oracle, device):
         return F(M).cross_entropy(F(M).linear(h, w2, b2), y) + 0.01 * (w1 ** 2).sum()
     run(oracle, device, net, x, w1, b1, w2, b2, y, requires_grad=[False, True, True, True, True,
                                                                   False])
+
+
+# --- more shapes from hypothesis ----------------------------------------------------------------
+
+@st.composite
+def matmul_shapes(draw):
+    """Shapes for a @ b: batch dims that broadcast, and 1-D operands on either side."""
+    batch = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, max_side=3))
+    m, k, n = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    sa, sb = batch.input_shapes
+    a = (k,) if draw(st.booleans()) and not sa else sa + (m, k)
+    b = (k,) if draw(st.booleans()) and not sb else sb + (k, n)
+    return a, b
+
+
+@H
+@given(shapes=matmul_shapes(), seed=st.integers(0, 2 ** 16))
+def test_matmul_hypothesis(oracle, device, shapes, seed):
+    sa, sb = shapes
+    run(oracle, device, lambda M, a, b: a @ b, arr(oracle, sa, seed), arr(oracle, sb, seed + 1))
+
+
+@st.composite
+def reduce_cases(draw):
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple))
+    nd = len(shape)
+    dims = draw(st.lists(st.integers(-nd, nd - 1), min_size=1, max_size=nd,
+                         unique_by=lambda d: d % nd))
+    dim = dims[0] if len(dims) == 1 and draw(st.booleans()) else tuple(dims)
+    return shape, dim, draw(st.booleans())
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin", "var", "std", "softmax"])
+@H
+@given(case=reduce_cases(), seed=st.integers(0, 2 ** 16))
+def test_reductions_hypothesis(oracle, device, op, case, seed):
+    shape, dim, keepdim = case
+    x = arr(oracle, shape, seed)
+    if op == "softmax":
+        d = dim if isinstance(dim, int) else dim[0]
+        run(oracle, device, lambda M, x: x.softmax(d).log_softmax(d), x)
+        return
+    if op in ("var", "std"):
+        n = int(np.prod([shape[d] for d in ((dim,) if isinstance(dim, int) else dim)]))
+        if n < 2:
+            return  # one element: torch gives nan with a warning; tested elsewhere
+    run(oracle, device, lambda M, x: getattr(x, op)(dim, keepdim=keepdim), x)
+
+
+@H
+@given(data=st.data())
+def test_basic_indexing_hypothesis(oracle, device, data):
+    from hypothesis.extra.numpy import array_shapes, basic_indices
+    shape = data.draw(array_shapes(min_dims=1, max_dims=3, max_side=4))
+    idx = data.draw(basic_indices(shape, allow_newaxis=True))
+    items = idx if isinstance(idx, tuple) else (idx,)
+    # torch has no negative slice steps (x.flip does that), so it cannot be the oracle for them
+    assume(not any(isinstance(i, slice) and (i.step or 1) < 0 for i in items))
+    run(oracle, device, lambda M, x: x[idx], arr(oracle, shape, 1))
+
+
+@H
+@given(data=st.data())
+def test_advanced_indexing_with_duplicates_hypothesis(oracle, device, data):
+    shape = data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+    idx = data.draw(st.lists(st.integers(-shape[0], shape[0] - 1), min_size=1, max_size=6))
+
+    def f(M, x):
+        i = M.tensor(idx)
+        return x[i.to(device) if M is labkit else i]
+    run(oracle, device, f, arr(oracle, shape, 2))
+
+
+@H
+@given(shapes=mutually_broadcastable_shapes(num_shapes=1, min_dims=0, max_dims=3, max_side=3),
+       seed=st.integers(0, 2 ** 16))
+def test_expand_hypothesis(oracle, device, shapes, seed):
+    (src,), target = shapes.input_shapes, shapes.result_shape
+    run(oracle, device, lambda M, x: x.expand(target) * 1.0, arr(oracle, src, seed))
