@@ -720,3 +720,30 @@ def test_advanced_indexing_with_duplicates_hypothesis(oracle, device, data):
 def test_expand_hypothesis(oracle, device, shapes, seed):
     (src,), target = shapes.input_shapes, shapes.result_shape
     run(oracle, device, lambda M, x: x.expand(target) * 1.0, arr(oracle, src, seed))
+
+
+# --- gradients at the edges (zeros, constants, nan) -----------------------------------------------
+
+EDGES = {
+    "var_of_one": lambda M, x: x[:1].var(), "std_of_constant": lambda M, x: (x * 0).std(),
+    "std_dim_of_constant": lambda M, x: (x * 0 + 1).reshape(1, -1).std(1),
+    "sqrt_at_0": lambda M, x: (x * 0).sqrt(), "pow_half_at_0": lambda M, x: (x * 0) ** 0.5,
+    "pow_0_at_0": lambda M, x: (x * 0) ** 0, "pow_2_at_0": lambda M, x: (x * 0) ** 2,
+    "pow_neg_at_0": lambda M, x: (x * 0) ** -1, "log_at_0": lambda M, x: (x * 0).log(),
+    "tensor_pow_at_0": lambda M, x: (x * 0) ** x, "zero_pow_tensor": lambda M, x: 0 ** x,
+    "neg_base_pow_tensor": lambda M, x: (-2.0) ** x, "zero_base_tensor_pow": lambda M, x:
+        (x * 0) ** (x * 0), "div_by_0": lambda M, x: x / (x * 0),
+    "max_with_nan": lambda M, x: x.log().max(), "amax_with_nan": lambda M, x: x.log().amax(0),
+    "softmax_of_inf": lambda M, x: M.softmax(x.log(), 0), "clamp_lo_eq_hi": lambda M, x:
+        x.clamp(1.0, 1.0), "mean_of_empty": lambda M, x: x[:0].mean(),
+    "sum_of_empty": lambda M, x: x[:0].sum(), "neg_pow_frac": lambda M, x: (x - 1.5) ** 0.5,
+    "where_hides_nan_forward": lambda M, x: M.where(x > 0, x.sqrt(), 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
+def test_gradients_at_the_edges_match_torch(oracle, device, name):
+    import warnings
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run(oracle, device, EDGES[name], np.array([1.0, -2.0, 3.0, 0.0]))

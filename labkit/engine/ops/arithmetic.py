@@ -118,12 +118,26 @@ class PowTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        """As torch: d/da is 0 where b == 0, and d/db is 0 where a == 0 and b >= 0 (0 ** b is
+        constant there), instead of the nan that 0 * inf would give."""
+        from .select import where
         a, b, out = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = grad * b * a ** (b - 1) if need[0] else None
-        gb = None
+        ga = gb = None
+        if need[0]:
+            b0 = b == 0
+            ga = where(b0, 0.0, grad * b * a ** where(b0, 1.0, b - 1))
         if need[1]:
-            gb = grad * out * (a.log() if isinstance(a, Tensor) else math.log(a))
+            if isinstance(a, Tensor):
+                flat = (a == 0) & (b >= 0)
+                log_a = where(flat, 0.0, where(flat, 1.0, a).log())
+            elif a > 0:
+                log_a = math.log(a)
+            elif a == 0:
+                log_a = where(b >= 0, 0.0, -math.inf)
+            else:
+                log_a = math.nan
+            gb = grad * out * log_a
         return ga, gb
 
 

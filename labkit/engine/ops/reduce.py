@@ -83,6 +83,7 @@ class Amax(Function):
     """Max over dims; ties share the gradient evenly (amax and the all-element max)."""
     node_name = "AmaxBackward0"
     pick = "max"
+    nan_wins = False  # torch: x.max() sends the gradient to a nan that won; amax gives nan
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
@@ -91,13 +92,17 @@ class Amax(Function):
                                f"{tuple(x.shape)}); there is no {cls.pick}imum.")
         y = x.device.xp.asarray(getattr(x.data, cls.pick)(axis=dims, keepdims=True))
         ctx.save_for_backward(x)
-        ctx.ykeep, ctx.dims, ctx.keepdim = y, dims, keepdim
+        ctx.ykeep, ctx.dims, ctx.keepdim, ctx.nan_wins = y, dims, keepdim, cls.nan_wins
         return y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        hit = (x == Tensor._make(ctx.ykeep, x.device)).to(x.dtype)
+        y = Tensor._make(ctx.ykeep, x.device)
+        hit = x == y
+        if ctx.nan_wins and bool(x.device.xp.isnan(ctx.ykeep).any()):
+            hit = hit | (x.isnan() & y.isnan())
+        hit = hit.to(x.dtype)
         share = hit / hit.sum(ctx.dims, keepdim=True)
         return grad.reshape(ctx.ykeep.shape) * share, None, None
 
@@ -109,10 +114,12 @@ class Amin(Amax):
 
 class MaxAll(Amax):
     node_name = "MaxBackward1"
+    nan_wins = True
 
 
 class MinAll(Amin):
     node_name = "MinBackward1"
+    nan_wins = True
 
 
 class MaxDim(Function):
@@ -213,9 +220,12 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .select import where
         x, y = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
-        g = _expand_back(grad / y, x.shape, ctx.dims, ctx.keepdim)
+        zero = y == 0  # constant input: torch gives gradient 0 there, not 0/0
+        g = _expand_back(where(zero, 0.0, grad / where(zero, 1.0, y)), x.shape, ctx.dims,
+                         ctx.keepdim)
         return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
 
 
