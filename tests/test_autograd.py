@@ -2,6 +2,8 @@
 retain_grad, deep graphs, detach, anomaly mode, grad_fn names, and its error messages."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import labkit
 from labkit.autograd import grad
@@ -601,14 +603,17 @@ GRAD_FN_CASES = {
     "std": lambda M, a, b, v: a.std(), "softmax": lambda M, a, b, v: a.softmax(1),
     "log_softmax": lambda M, a, b, v: a.log_softmax(1), "t": lambda M, a, b, v: a.t(),
     "view": lambda M, a, b, v: a.view(6), "reshape": lambda M, a, b, v: a.reshape(3, 2),
-    "transpose": lambda M, a, b, v: a.transpose(0, 1), "permute": lambda M, a, b, v: a.permute(1, 0),
+    "transpose": lambda M, a, b, v: a.transpose(0, 1),
+    "permute": lambda M, a, b, v: a.permute(1, 0),
     "unsqueeze": lambda M, a, b, v: a.unsqueeze(0), "squeeze": lambda M, a, b, v: b[:1].squeeze(),
-    "squeeze_dim": lambda M, a, b, v: b[:1].squeeze(0), "expand": lambda M, a, b, v: a.expand(2, 2, 3),
+    "squeeze_dim": lambda M, a, b, v: b[:1].squeeze(0),
+    "expand": lambda M, a, b, v: a.expand(2, 2, 3),
     "select": lambda M, a, b, v: a[0], "slice": lambda M, a, b, v: a[:1],
     "index": lambda M, a, b, v: a[[0, 1]], "cat": lambda M, a, b, v: M.cat([a, b.t()]),
     "stack": lambda M, a, b, v: M.stack([a, a]), "clone": lambda M, a, b, v: a.clone(),
     "to": lambda M, a, b, v: a.to(M.float64), "split": lambda M, a, b, v: a.split(1)[0],
-    "maximum": lambda M, a, b, v: M.maximum(a, b.t()), "where": lambda M, a, b, v: M.where(a > 0, a, b.t()),
+    "maximum": lambda M, a, b, v: M.maximum(a, b.t()),
+    "where": lambda M, a, b, v: M.where(a > 0, a, b.t()),
     "mul_const": lambda M, a, b, v: a * M.ones(2, 3), "mT": lambda M, a, b, v: a.mT,
     "flatten": lambda M, a, b, v: a.unsqueeze(0).flatten(),
 }
@@ -654,3 +659,25 @@ def test_repr_shows_grad_fn():
     x = labkit.tensor([1.0, 2.0], requires_grad=True)
     assert repr(x * 2) == "tensor([2., 4.], grad_fn=<MulBackward0>)"
     assert repr((x * 2).sum()) == "tensor(6., grad_fn=<SumBackward0>)"
+
+
+# --- sum_to: the one place broadcasting is undone -------------------------------------------
+
+@settings(max_examples=50, deadline=None)
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3))
+def test_sum_to_undoes_broadcasting_for_shapes_of_any_rank(shapes):
+    from labkit.engine import sum_to
+    target = shapes.input_shapes[0]
+    big = shapes.result_shape
+    g = np.arange(int(np.prod(big)), dtype=np.float64).reshape(big)
+    out = sum_to(labkit.tensor(g), target)
+    assert tuple(out.shape) == tuple(target)
+    # reference: the gradient of broadcasting, as the adjoint <sum_to(g), v> == <g, broadcast(v)>
+    v = np.random.default_rng(0).standard_normal(target)
+    np.testing.assert_allclose((out.numpy() * v).sum(), (g * np.broadcast_to(v, big)).sum())
+
+
+def test_sum_to_refuses_incompatible_shapes():
+    from labkit.engine import sum_to
+    with pytest.raises(RuntimeError, match=r"\(2, 3\).*\(4,\)"):
+        sum_to(labkit.ones(2, 3), (4,))

@@ -97,14 +97,18 @@ def test_tolist_item_and_conversions():
 # --- factories ---------------------------------------------------------------------------------
 
 FACTORIES = {
-    "zeros": lambda M, **kw: M.zeros(2, 3, **kw), "zeros_tuple": lambda M, **kw: M.zeros((2, 3), **kw),
+    "zeros": lambda M, **kw: M.zeros(2, 3, **kw),
+    "zeros_tuple": lambda M, **kw: M.zeros((2, 3), **kw),
     "ones": lambda M, **kw: M.ones(4, **kw), "ones_list": lambda M, **kw: M.ones([2, 2], **kw),
-    "full": lambda M, **kw: M.full((2, 2), 3.5, **kw), "full_int": lambda M, **kw: M.full((3,), 7, **kw),
-    "arange": lambda M, **kw: M.arange(5, **kw), "arange_start": lambda M, **kw: M.arange(2, 7, **kw),
+    "full": lambda M, **kw: M.full((2, 2), 3.5, **kw),
+    "full_int": lambda M, **kw: M.full((3,), 7, **kw),
+    "arange": lambda M, **kw: M.arange(5, **kw),
+    "arange_start": lambda M, **kw: M.arange(2, 7, **kw),
     "arange_step": lambda M, **kw: M.arange(0, 10, 3, **kw),
     "arange_float": lambda M, **kw: M.arange(0, 1, 0.25, **kw),
     "arange_neg": lambda M, **kw: M.arange(5, 0, -2, **kw),
-    "linspace": lambda M, **kw: M.linspace(-1, 1, 5, **kw), "linspace_1": lambda M, **kw: M.linspace(0, 3, 1, **kw),
+    "linspace": lambda M, **kw: M.linspace(-1, 1, 5, **kw),
+    "linspace_1": lambda M, **kw: M.linspace(0, 3, 1, **kw),
     "eye": lambda M, **kw: M.eye(3, **kw), "eye_rect": lambda M, **kw: M.eye(2, 4, **kw),
     "zeros_0d": lambda M, **kw: M.zeros((), **kw), "ones_empty": lambda M, **kw: M.ones(0, 3, **kw),
 }

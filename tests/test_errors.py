@@ -129,9 +129,11 @@ def test_device_objects():
         labkit.device(3.5)
 
 
-@pytest.mark.skipif(labkit.cuda.is_available(), reason="checks the message on a machine without GPU")
+@pytest.mark.skipif(labkit.cuda.is_available(),
+                    reason="checks the message given on a machine without a GPU")
 @pytest.mark.parametrize("make", [lambda: labkit.ones(2, device="cuda"),
-                                  lambda: labkit.ones(2).cuda(), lambda: labkit.ones(2).to("cuda:0"),
+                                  lambda: labkit.ones(2).cuda(),
+                                  lambda: labkit.ones(2).to("cuda:0"),
                                   lambda: labkit.tensor([1.0], device="cuda"),
                                   lambda: labkit.randn(2, device="cuda")])
 def test_cuda_without_a_gpu_says_how_to_check(make):

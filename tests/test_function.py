@@ -73,7 +73,8 @@ def make_functions(M):
     class StableSigmoid(Base):
         @staticmethod
         def forward(ctx, x):
-            y = M.where(x >= 0, 1 / (1 + (-x.abs()).exp()), (-x.abs()).exp() / (1 + (-x.abs()).exp()))
+            e = (-x.abs()).exp()                  # never overflows
+            y = M.where(x >= 0, 1 / (1 + e), e / (1 + e))
             ctx.save_for_backward(y)
             return y
 

@@ -558,7 +558,8 @@ def test_long_and_bool_conversions():
 # --- dtype promotion --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("expr", [
-    lambda M: M.tensor([1, 2]) + 1.5, lambda M: M.tensor([1, 2]) * 2, lambda M: M.tensor([1, 2]) / 2,
+    lambda M: M.tensor([1, 2]) + 1.5, lambda M: M.tensor([1, 2]) * 2,
+    lambda M: M.tensor([1, 2]) / 2,
     lambda M: M.tensor([1, 2]) / M.tensor([2, 2]), lambda M: M.tensor([1.0]) + M.tensor([1]),
     lambda M: M.tensor([1.0], dtype=M.float64) * 2.5, lambda M: M.tensor([3, 4]) ** 2,
     lambda M: 2 ** M.tensor([1.0, 2.0]), lambda M: M.tensor([True, False]) + 1,

@@ -85,7 +85,8 @@ class BCEWithLogits(Function):
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Stable BCE from logits (raw scores) and targets in [0, 1]."""
     _same_shape("binary_cross_entropy_with_logits", input, target)
-    return _reduce(BCEWithLogits.apply(input, target), reduction, "binary_cross_entropy_with_logits")
+    return _reduce(BCEWithLogits.apply(input, target), reduction,
+                   "binary_cross_entropy_with_logits")
 
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",
