@@ -241,16 +241,20 @@ def _accumulate(leaf, g, create_graph, handed):
     old = leaf.grad
     if old is None:
         arr = g.data
-        if arr.base is not None or not arr.flags.writeable or id(arr) in handed:
+        if arr.base is not None or not _writeable(arr) or id(arr) in handed:
             arr = arr.copy()
             g = _make(arr, g.device)
         handed.add(id(arr))
         leaf.grad = _make(arr, g.device)
-    elif old.grad_fn is not None or not old.data.flags.writeable:
+    elif old.grad_fn is not None or not _writeable(old.data):
         leaf.grad = old.detach() + g
     else:
         old.data += g.data
         old._bump_version()
+
+
+def _writeable(arr):
+    return getattr(arr.flags, "writeable", True)  # cupy arrays have no such flag
 
 
 def _check_nan(node, grads):

@@ -69,7 +69,8 @@ class Node:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an "
                     f"inplace operation: {type(self).__name__} saved a tensor of shape "
-                    f"{tuple(obj.shape)} at version {version}, but it is now at version {vc[0]}. "
+                    f"{tuple((obj[0] if kind == 1 else obj).shape)} at version {version}, but it "
+                    f"is now at version {vc[0]}. "
                     "Something changed it in place (an op ending in '_', '+=', or x[...] = ...) "
                     "between the forward pass and backward. Fix: use the out-of-place form "
                     "(x = x + 1 instead of x += 1), or .clone() the tensor before changing it.")
@@ -275,6 +276,10 @@ def _record(cls, args, device):
         raise _forward_error(cls, args, e) from None
     finally:
         mode.enabled = True
+    if isinstance(out, np.generic):  # numpy made a 0-d result a scalar: keep it an array,
+        arr = np.asarray(out)          # and keep it recognisable as the output if it was saved
+        node._to_save = tuple(arr if s is out else s for s in node._to_save)
+        out = arr
     if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
         result = _make(out, device)
         if out.dtype.kind == "f":

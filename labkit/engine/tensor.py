@@ -259,8 +259,11 @@ def _format(t):
             fmt = lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"  # noqa: E731
         else:
             fmt = "{:.4f}".format
+        ends = arr[np.isfinite(arr)]
+        ends = (ends.min(), ends.max()) if ends.size else ()
+        width = max((len(fmt(v)) for v in ends), default=0)  # right-align finite values, as torch
         body = np.array2string(arr, separator=", ", prefix="tensor(",
-                               formatter={"float_kind": fmt})
+                               formatter={"float_kind": lambda v: fmt(v).rjust(width)})
     else:
         body = np.array2string(arr, separator=", ", prefix="tensor(")
     extras = []
