@@ -121,6 +121,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     handed = {id(g.data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
     mode.enabled = bool(create_graph)
+    anomaly = mode.anomaly
     try:
         while heap:
             node = heappop(heap)[1]
@@ -134,7 +135,41 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, handed)
                 continue
-            _call_backward(node, grads, buffers, heap, needed, retain_graph)
+            # run the node's backward and hand each input's gradient on (inlined: hot loop)
+            if node._freed:
+                node.saved_tensors  # raises "backward through the graph a second time"
+            if len(grads) > 1:
+                _zeros_for_unused(node, grads)
+            out = node._fn.backward(node, *grads)
+            if type(out) is not tuple:
+                out = (out,)
+            edges = node._edges
+            if len(out) != len(edges):
+                raise _arity_error(node, out)
+            if anomaly:
+                _check_nan(node, out)
+            for e, g in zip(edges, out):
+                if g is None or e is None:
+                    continue
+                nxt, idx = e
+                if nxt is None or (needed is not None and nxt not in needed):
+                    continue
+                if not isinstance(g, Tensor):
+                    g = _make(g, node._device)
+                shape = nxt._out_shapes[idx]
+                if g.data.shape != shape:
+                    g = _reduce_grad(node, edges.index(e), g, shape)
+                slot = buffers.get(nxt)
+                if slot is None:
+                    heappush(heap, (-nxt._seq, nxt))
+                    if len(nxt._out_shapes) == 1:
+                        buffers[nxt] = [g]
+                        continue
+                    slot = buffers[nxt] = [None] * len(nxt._out_shapes)
+                slot[idx] = g if slot[idx] is None else slot[idx] + g
+            if not retain_graph and node._saved:
+                node._saved = ()
+                node._freed = True
     finally:
         mode.enabled = prev
     if results is not None:
@@ -175,49 +210,19 @@ def _run_hooks(node, grads):
     return grads
 
 
-def _call_backward(node, grads, buffers, heap, needed, retain_graph):
-    if node._freed:
-        node.saved_tensors  # raises the "backward through the graph a second time" error
-    if len(grads) > 1:
-        for i, g in enumerate(grads):
-            if g is None:  # an output no path used: its gradient is zero
-                grads[i] = _make(node._device.xp.zeros(node._out_shapes[i], node._out_dtypes[i]),
-                                 node._device)
-    out = node._fn.backward(node, *grads)
-    if type(out) is not tuple:
-        out = (out,)
-    edges = node._edges
-    if len(out) != len(edges):
-        raise RuntimeError(
-            f"{type(node).__name__}: backward returned {len(out)} gradient(s) but forward took "
-            f"{len(edges)} argument(s); return one per forward argument (None for non-tensors).")
-    if mode.anomaly:
-        _check_nan(node, out)
-    i = -1
-    for e, g in zip(edges, out):
-        i += 1
-        if g is None or e is None:
-            continue
-        nxt = e[0]
-        if nxt is None or (needed is not None and nxt not in needed):
-            continue
-        if not isinstance(g, Tensor):
-            g = _make(g, node._device)
-        idx = e[1]
-        shape = nxt._out_shapes[idx]
-        if g.data.shape != shape:
-            g = _reduce_grad(node, i, g, shape)
-        slot = buffers.get(nxt)
-        if slot is None:
-            heappush(heap, (-nxt._seq, nxt))
-            if len(nxt._out_shapes) == 1:
-                buffers[nxt] = [g]
-                continue
-            slot = buffers[nxt] = [None] * len(nxt._out_shapes)
-        slot[idx] = g if slot[idx] is None else slot[idx] + g
-    if not retain_graph and node._saved:
-        node._saved = ()
-        node._freed = True
+def _zeros_for_unused(node, grads):
+    """An output that no path used gets a zero gradient (as torch materializes it)."""
+    for i, g in enumerate(grads):
+        if g is None:
+            grads[i] = _make(node._device.xp.zeros(node._out_shapes[i], node._out_dtypes[i]),
+                             node._device)
+
+
+def _arity_error(node, out):
+    return RuntimeError(
+        f"{type(node).__name__}: backward returned {len(out)} gradient(s) but forward took "
+        f"{len(node._edges)} argument(s); return one per forward argument (None for "
+        "non-tensors).")
 
 
 def _reduce_grad(node, i, g, shape):

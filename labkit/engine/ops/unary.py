@@ -1,10 +1,8 @@
 """Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, clamp.
 
-Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output;
-they wrap it in xp.asarray, because numpy turns a 0-d result into a scalar, which would be saved
-as a constant (wrong second derivatives, no in-place check) instead of as the output tensor.
+Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output.
 """
-from ..function import Function, unary_op
+from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from .common import float_data
 
@@ -15,7 +13,7 @@ class Exp(Function):
     @staticmethod
     def forward(ctx, x):
         xp = x.device.xp
-        y = xp.asarray(xp.exp(float_data(x)))  # 0-d stays an array, so it is saved as a tensor
+        y = xp.exp(float_data(x))
         ctx.save_for_backward(y)
         return y
 
@@ -45,7 +43,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx, x):
         xp = x.device.xp
-        y = xp.asarray(xp.sqrt(float_data(x)))
+        y = xp.sqrt(float_data(x))
         ctx.save_for_backward(y)
         return y
 
@@ -89,14 +87,14 @@ class Tanh(Function):
     @staticmethod
     def forward(ctx, x):
         xp = x.device.xp
-        y = xp.asarray(xp.tanh(float_data(x)))
+        y = xp.tanh(float_data(x))
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return TanhGrad.apply(grad, y)
+        return tanh_backward(grad, y)
 
 
 class TanhGrad(Function):
@@ -106,14 +104,17 @@ class TanhGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        yd = y.data
-        return grad.data * (1 - yd * yd)
+        g, yd = grad.data, y.data
+        return g - g * yd * yd  # = g * (1 - y*y), without a slow Python-scalar ufunc call
 
     @staticmethod
     def backward(ctx, gg):
         grad, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return (TanhGrad.apply(gg, y) if need[0] else None), (-2 * gg * grad * y if need[1] else None)
+        return (tanh_backward(gg, y) if need[0] else None), (-2 * gg * grad * y if need[1] else None)
+
+
+tanh_backward = binary_op(TanhGrad)
 
 
 class Sigmoid(Function):
@@ -132,7 +133,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return SigmoidGrad.apply(grad, y)
+        return sigmoid_backward(grad, y)
 
 
 class SigmoidGrad(Function):
@@ -142,15 +143,18 @@ class SigmoidGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        yd = y.data
-        return grad.data * yd * (1 - yd)
+        gy = grad.data * y.data
+        return gy - gy * y.data  # = g * y * (1 - y)
 
     @staticmethod
     def backward(ctx, gg):
         grad, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return ((SigmoidGrad.apply(gg, y) if need[0] else None),
+        return ((sigmoid_backward(gg, y) if need[0] else None),
                 (gg * grad * (1 - 2 * y) if need[1] else None))
+
+
+sigmoid_backward = binary_op(SigmoidGrad)
 
 
 class Relu(Function):
