@@ -133,6 +133,10 @@ class Tensor:
     def dtype(self):
         return _dt.from_np(self.data.dtype)
 
+    def is_contiguous(self):
+        """True when the elements lie in memory in row-major order (view() needs this)."""
+        return bool(self.data.flags.c_contiguous)
+
     def is_floating_point(self):
         return self.data.dtype.kind == "f"
 
