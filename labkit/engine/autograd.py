@@ -131,6 +131,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
+            if observers:
+                for fn in observers:
+                    fn(node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, handed)
@@ -208,6 +211,9 @@ def _run_hooks(node, grads):
                 if new is not None:
                     grads[idx] = new
     return grads
+
+
+observers = []  # fn(node, grads) called as each node is reached, in the engine's real order
 
 
 def _zeros_for_unused(node, grads):

@@ -295,7 +295,13 @@ def _record(cls, args, device):
     node._seq = next(_seq)
     if mode.anomaly:
         node._trace = _user_stack()
+    if observers:
+        for fn in observers:
+            fn(node, args, outputs)
     return result
+
+
+observers = []  # fn(node, args, outputs) called for every recorded op (viz recorder, tracers)
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
