@@ -6,8 +6,8 @@ number hands out each node once, after all its consumers, with its summed gradie
 """
 from heapq import heappop, heappush
 
-from .function import AccumulateGrad, Node, accumulate_node
-from .grad_mode import mode, set_grad_enabled
+from .function import AccumulateGrad, accumulate_node
+from .grad_mode import mode
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -336,4 +336,4 @@ def set_detect_anomaly(mode_on):
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
-           "execution_order", "Node", "set_grad_enabled"]
+           "execution_order"]
