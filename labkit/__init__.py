@@ -24,6 +24,7 @@ from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)
 from . import autograd, cuda  # noqa: F401,E402
+from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
 
 __version__ = "0.1.0"
 float = float32
