@@ -19,9 +19,11 @@ lab: setup
 	$(BIN)/jupyter lab course/lectures
 
 # Unit tests, the PyTorch oracle tests (they skip, saying so, when torch is absent), and every
-# lecture re-executed and compared with its stored outputs by nbval.
+# lecture re-executed and compared with its stored outputs by nbval. The stored graph SVGs were
+# drawn by the pip-installed Graphviz; LABKIT_GRAPHVIZ=wasm uses it even where `dot` is
+# installed, whose other Graphviz version would lay the graphs out differently.
 test: setup
-	$(BIN)/python -m pytest --nbval --nbval-current-env \
+	LABKIT_GRAPHVIZ=wasm $(BIN)/python -m pytest --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests course/lectures
 
 bench: setup

@@ -42,3 +42,11 @@ def is_tensor(obj):
 
 def numel(x):
     return x.numel()
+
+
+def __getattr__(name):
+    """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib)."""
+    if name == "viz":
+        import importlib
+        return importlib.import_module(".viz", __name__)
+    raise AttributeError(f"module 'labkit' has no attribute {name!r}")

@@ -1,0 +1,68 @@
+"""Read-only views of the engine's recorded graph: the one place viz reads engine internals.
+
+The engine keeps what backward needs in private fields, laid out for speed. Everything else in
+labkit.viz goes through these few functions, so an engine change touches one file here.
+"""
+import numpy as np
+
+from ..engine.function import AccumulateGrad
+
+SAVED_KINDS = ("input", "output", "constant", "value")  # the engine's kinds 0..3, in words
+
+
+def name(node):
+    """The node's class name, as PyTorch prints it: MulBackward0, AccumulateGrad ..."""
+    return type(node).__name__
+
+
+def creation_index(node):
+    """When the node was made: backward runs nodes in decreasing order of this number."""
+    return node._seq
+
+
+def inputs(node):
+    """The nodes that feed this one, as (node, output index), skipping inputs without grad."""
+    return [(n, i) for n, i in node.next_functions if n is not None]
+
+
+def leaf_of(node):
+    """The leaf tensor an AccumulateGrad node writes .grad into (None for other nodes)."""
+    return node.variable if type(node) is AccumulateGrad else None
+
+
+def grad_node(tensor):
+    """The node backward starts from for `tensor`: its grad_fn, or its leaf's AccumulateGrad
+    when one exists (None for a leaf no op has used yet)."""
+    return tensor.grad_fn if tensor.grad_fn is not None else tensor._accum
+
+
+def output_shapes(node):
+    return tuple(tuple(s) for s in node._out_shapes)
+
+
+def saved(node):
+    """What the node keeps for backward, as (kind, value, tensor): kind is 'input' (value is
+    the input tensor's array, tensor that input), 'output' (one of the node's own output
+    arrays), 'constant' (an array) or 'value' (a Python number); tensor is None but for
+    inputs. Read without the version check of ctx.saved_tensors, so drawing never raises."""
+    out = []
+    for kind, obj, _, _ in node._saved:
+        if kind == 0:
+            out.append(("input", obj.data, obj))
+        elif kind == 1:
+            out.append(("output", obj[0], None))
+        elif kind == 2:
+            out.append(("constant", obj, None))
+        elif obj is not None:
+            out.append(("value", obj, None))
+    return out
+
+
+def freed(node):
+    """True once a backward without retain_graph has released the node's saved tensors."""
+    return bool(node._freed)
+
+
+def host(array):
+    """The array as numpy (copied to the host when it lives on a GPU): for printing only."""
+    return array if isinstance(array, np.ndarray) else np.asarray(array.get())
