@@ -159,6 +159,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
+        if mode.tracer is not None:
+            return _apply_traced(cls, args)
         device = None
         record = False
         for a in args:
@@ -185,6 +187,19 @@ class Function:
 _NO_EDGE = (None, 0)  # a tensor input that does not require grad
 
 
+def _apply_traced(cls, args):
+    """Run one op with the tracer paused (ops inside a forward are not traced twice), then
+    tell the tracer: tracer.record(cls, args, result)."""
+    tracer = mode.tracer
+    mode.tracer = None
+    try:
+        result = cls.apply(*args)
+    finally:
+        mode.tracer = tracer
+    tracer.record(cls, args, result)
+    return result
+
+
 def unary_op(cls):
     """cls.apply specialised for one tensor argument (the Tensor methods use it: less overhead
     per call, same Function, same forward and backward)."""
@@ -194,6 +209,8 @@ def unary_op(cls):
         if not isinstance(x, Tensor):
             raise TypeError(f"{op.__name__}(): expected a labkit tensor, got {type(x).__name__}. "
                             f"Wrap it first: labkit.tensor(value).")
+        if mode.tracer is not None:
+            return _apply_traced(cls, (x,))
         if x._rg and mode.enabled:
             return _record(cls, (x,), x.device)
         out = forward(_NULL, x)
@@ -213,6 +230,8 @@ def binary_op(cls):
     forward = cls.forward
 
     def op(a, b):
+        if mode.tracer is not None:
+            return _apply_traced(cls, (a, b))
         device = a.device
         if isinstance(b, Tensor):
             if b.device is not device:

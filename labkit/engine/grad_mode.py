@@ -3,11 +3,12 @@ import functools
 
 
 class _Mode:
-    __slots__ = ("enabled", "anomaly")
+    __slots__ = ("enabled", "anomaly", "tracer")
 
     def __init__(self):
         self.enabled = True
         self.anomaly = False
+        self.tracer = None  # set by labkit.jit while tracing: sees every op and every escape
 
 
 mode = _Mode()  # read by Function.apply on every op: one attribute lookup

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import dtype as _dt
 from .device import cpu
+from .grad_mode import mode
 
 
 class Tensor:
@@ -157,6 +158,7 @@ class Tensor:
     # --- leaving labkit -----------------------------------------------------------------
     def item(self):
         """The single number in a one-element tensor, as a Python number."""
+        self._escape("item()")
         if self.data.size != 1:
             raise RuntimeError(f"item(): a Tensor with {self.data.size} elements (shape "
                                f"{tuple(self.data.shape)}) cannot be converted to one Python "
@@ -164,10 +166,12 @@ class Tensor:
         return self.data.reshape(()).item()
 
     def tolist(self):
+        self._escape("tolist()")
         return self._host().tolist()
 
     def numpy(self):
         """The data as a numpy array (shared memory on cpu). Detach first if it requires grad."""
+        self._escape("numpy()")
         if self._rg:
             raise RuntimeError("numpy(): can't call numpy() on a tensor that requires grad, "
                                "because numpy cannot record gradients. Use x.detach().numpy().")
@@ -175,6 +179,11 @@ class Tensor:
             raise TypeError(f"numpy(): this tensor is on {self.device}; numpy only sees host "
                             "memory. Copy it first: x.cpu().numpy().")
         return self.data
+
+    def _escape(self, what):
+        """A value leaves the tensor world as a Python object: a tracer must know (it freezes)."""
+        if mode.tracer is not None:
+            mode.tracer.escape(self, what)
 
     def _host(self):
         return self.data if self.device.type == "cpu" else self.data.get()
@@ -184,6 +193,7 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype)
 
     def __bool__(self):
+        self._escape("bool()")
         if self.data.size != 1:
             raise RuntimeError(f"bool(): the truth value of a tensor with {self.data.size} elements "
                                "is ambiguous. Use (x > 0).any() or (x > 0).all(), or .item() for one "
