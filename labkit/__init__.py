@@ -23,7 +23,9 @@ from .engine.ops.shape import (clone, flatten, permute, reshape, squeeze, t,  # 
 from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)
-from . import autograd, cuda  # noqa: F401,E402
+from .engine.ops.erf import erf  # noqa: F401
+from . import autograd, cuda, nn, optim  # noqa: F401,E402
+from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
 
 __version__ = "0.1.0"

@@ -96,6 +96,14 @@ class Device:
     def __hash__(self):
         return hash(str(self))
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        """A device is a place, not data: a deep copy of a tensor lives on the same device
+        (without this, copy.deepcopy would try to copy the array module)."""
+        return self
+
 
 cpu = Device("cpu")
 

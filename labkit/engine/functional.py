@@ -1,6 +1,8 @@
 """Composite functions built from primitive ops (their gradients come for free)."""
 from .function import Function
-from .ops.arithmetic import Add
+from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
+from .ops.linear import linear  # noqa: F401  (re-exported)
+from .ops.nll_loss import nll_loss  # noqa: F401  (re-exported)
 from .ops.softmax import log_softmax, softmax  # noqa: F401  (re-exported)
 from .ops.unary import relu, sigmoid, tanh  # noqa: F401  (re-exported)
 from .tensor import Tensor
@@ -33,33 +35,6 @@ def mse_loss(input, target, reduction="mean"):
 def l1_loss(input, target, reduction="mean"):
     _same_shape("l1_loss", input, target)
     return _reduce((input - target).abs(), reduction, "l1_loss")
-
-
-def nll_loss(input, target, reduction="mean"):
-    """-input[i, target[i]] averaged: input holds log-probabilities of shape (N, C)."""
-    if input.ndim != 2 or target.ndim != 1 or target.shape[0] != input.shape[0]:
-        raise RuntimeError(f"nll_loss: expected input (N, C) and target (N,), got "
-                           f"{tuple(input.shape)} and {tuple(target.shape)}.")
-    if target.data.dtype.kind not in "iu":
-        raise RuntimeError(f"nll_loss: target must hold class indices (int64), got "
-                           f"{target.dtype}. Use target.long().")
-    n, c = input.shape
-    if n and (int(target.data.min()) < 0 or int(target.data.max()) >= c):
-        raise IndexError(f"nll_loss: target values must be class indices in [0, {c - 1}], got "
-                         f"values from {int(target.data.min())} to {int(target.data.max())}.")
-    rows = input.device.xp.arange(n)
-    return _reduce(-input[rows, target.data], reduction, "nll_loss")
-
-
-def cross_entropy(input, target, reduction="mean"):
-    """Softmax cross-entropy from raw scores (logits) and class indices, computed stably."""
-    return nll_loss(log_softmax(input, dim=1), target, reduction)
-
-
-def linear(input, weight, bias=None):
-    """input @ weight.T + bias (weight has shape (out_features, in_features))."""
-    out = input @ weight.t()
-    return out if bias is None else Add.apply(out, bias)
 
 
 class BCEWithLogits(Function):

@@ -1,3 +1,4 @@
 """The primitive ops. Importing this package attaches every op to Tensor as a method."""
-from . import (arithmetic, compare, convert, index, inplace, join, linalg, reduce, select,  # noqa
-               shape, softmax, unary)
+from . import (activation, arithmetic, compare, conv, convert, cross_entropy, embedding,  # noqa
+               erf, fold, foreach, index, inplace, join, linalg, linear, nll_loss, pool, reduce,
+               select, shape, softmax, unary)

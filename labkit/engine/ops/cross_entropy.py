@@ -1,0 +1,91 @@
+"""cross_entropy: log_softmax and nll_loss fused into one op (lecture 03's reason to write a
+Function: one node, and a cheaper backward).
+
+Forward keeps the softmax probabilities p it computes anyway, so backward is one array op:
+(p - onehot(target)) * grad / N, instead of the two ops' exp, row sums and scatter. The
+gradient is itself an op with a backward, so second derivatives work.
+"""
+from ..function import Function
+from .common import float_data
+from .index import IndexPut
+from .nll_loss import _check, pick
+
+
+def _row_max(xp, d):
+    """Each row's maximum, (N, 1). With few classes, a loop over the columns is several times
+    faster than numpy's reduction along a short axis (which pays a fixed cost per row)."""
+    if d.shape[1] > 8 or d.shape[1] == 0:
+        return d.max(axis=1, keepdims=True)
+    m = d[:, :1].copy()
+    for j in range(1, d.shape[1]):
+        xp.maximum(m, d[:, j:j + 1], out=m)
+    return m
+
+
+class CrossEntropy(Function):
+    node_name = "CrossEntropyLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x, target, reduction):
+        _check("cross_entropy", x, target)
+        xp = x.device.xp
+        d = float_data(x)
+        shifted = d - _row_max(xp, d)
+        e = xp.exp(shifted)
+        total = e @ xp.ones((d.shape[1], 1), d.dtype)         # row sums, as one product
+        n = d.shape[0]
+        picked, where = pick("cross_entropy", x, target, shifted)
+        losses = xp.log(total[:, 0]) - picked              # -log p[i, target[i]]
+        ctx.save_for_backward(x)
+        ctx.probs, ctx.where, ctx.reduction = e / total, where, reduction
+        if reduction == "none":
+            return losses
+        loss = losses.sum()
+        return xp.asarray(loss / n if reduction == "mean" else loss)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return _CrossEntropyGrad.apply(grad, x, ctx.probs, ctx.where, ctx.reduction), None, None
+
+
+class _CrossEntropyGrad(Function):
+    """dL/dx = g * (p - onehot) (divided by N for the mean), p = softmax(x)."""
+    node_name = "CrossEntropyLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, probs, where, reduction):
+        out = probs.copy()
+        out[where] -= 1
+        ctx.where, ctx.reduction, ctx.n = where, reduction, probs.shape[0]
+        ctx.save_for_backward(g, x)
+        scale = g.data / ctx.n if reduction == "mean" else g.data
+        out *= scale[:, None] if reduction == "none" else scale
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        g, x = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        p = x.softmax(1)
+        row_g = g.unsqueeze(1) if ctx.reduction == "none" else g
+        if ctx.reduction == "mean":
+            row_g = row_g / ctx.n
+        gg_g = gx = None
+        if need[0]:                      # <gg, p - onehot>, per row or in total
+            onehot = IndexPut.apply(p * 0, ctx.where, 1.0)
+            per_row = (gg * (p - onehot)).sum(1)
+            gg_g = per_row if ctx.reduction == "none" else per_row.sum()
+            if ctx.reduction == "mean":
+                gg_g = gg_g / ctx.n
+        if need[1]:                      # softmax's Jacobian applied to gg, times g
+            gx = row_g * p * (gg - (gg * p).sum(1, keepdim=True))
+        return gg_g, gx, None, None, None
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """Softmax cross-entropy from raw scores (logits, N x C) and class indices (N,), stably."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got "
+                         f"{reduction!r}.")
+    return CrossEntropy.apply(input, target, reduction)

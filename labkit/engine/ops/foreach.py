@@ -1,0 +1,25 @@
+"""_foreach_add_: many in-place updates t += alpha * o in one call (torch._foreach_add_).
+
+An optimizer updates every parameter each step; doing it as one loop over arrays, rather than
+one dispatched op per parameter, is what keeps the step cheap for models with many small
+tensors. Never recorded: it is for parameter updates under no_grad.
+"""
+from ..grad_mode import mode
+
+
+def _foreach_add_(tensors, others, alpha=1.0):
+    for t, o in zip(tensors, others):
+        if mode.enabled and t._rg:
+            raise RuntimeError(
+                "_foreach_add_: a leaf tensor that requires grad is being changed in place "
+                "while gradients are recorded. Parameter updates belong under "
+                "`with labkit.no_grad():` (optimizer.step() does this).")
+        if o.device is not t.device:
+            raise RuntimeError(f"_foreach_add_: a tensor on {t.device} cannot be updated from "
+                               f"one on {o.device}; move one with .to().")
+        if o.data.shape != t.data.shape:
+            raise RuntimeError(f"_foreach_add_: the update has shape {tuple(o.shape)} but the "
+                               f"tensor has shape {tuple(t.shape)}.")
+        d = t.data
+        d += o.data if alpha == 1 else alpha * o.data
+        t._bump_version()

@@ -1,0 +1,67 @@
+"""linear: x @ w.T + b as one op (torch's addmm), the workhorse of nn.Linear.
+
+One node instead of three (transpose, matmul, add) keeps the graph readable and the step fast;
+its backward is still written with tensor ops, so it can be differentiated again.
+"""
+from ..function import Function
+from ..tensor import Tensor
+
+
+def _check(x, w, b):
+    xd, wd = x.data, w.data
+    if (wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1] or xd.dtype != wd.dtype
+            or b is not None and (b.data.shape != wd.shape[:1] or b.data.dtype != wd.dtype)):
+        raise _error(x, w, b)
+
+
+def _error(x, w, b):
+    if w.ndim != 2 or x.ndim == 0 or x.shape[-1] != w.shape[1]:
+        return RuntimeError(
+            f"linear: input of shape {tuple(x.shape)} does not fit a weight of shape "
+            f"{tuple(w.shape)} (out_features, in_features): the input's last dim must be "
+            f"in_features = {w.shape[1] if w.ndim == 2 else '?'}. Check the layer's "
+            "in_features, or flatten the input first (x.flatten(1), or nn.Flatten()).")
+    if b is not None and tuple(b.shape) != (w.shape[0],):
+        return RuntimeError(f"linear: bias of shape {tuple(b.shape)} does not match "
+                            f"out_features = {w.shape[0]}; it must have shape ({w.shape[0]},).")
+    return RuntimeError(
+        f"linear: input, weight (and bias) must have the same dtype, got "
+        f"{', '.join(str(t.dtype) for t in (x, w, b) if t is not None)}. Convert the input "
+        "(x.to(layer.weight.dtype)) or the model (model.double() / model.float()).")
+
+
+class Linear(Function):
+    node_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        _check(x, w, b)
+        ctx.save_for_backward(x, w)
+        y = x.data @ w.data.T
+        if b is not None:
+            y += b.data
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gx = grad.matmul(w) if need[0] else None
+        if grad.ndim != 2:                     # a batch of any shape: fold it into rows
+            grad = grad.reshape(-1, grad.shape[-1])
+            x = x.reshape(-1, x.shape[-1])
+        gw = grad.t().mm(x) if need[1] else None
+        gb = _ones(grad).matmul(grad) if need[2] else None    # column sums, as one product
+        return gx, gw, gb
+
+
+def _ones(grad):
+    return Tensor._make(grad.device.xp.ones(grad.data.shape[0], grad.data.dtype), grad.device)
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias (weight has shape (out_features, in_features))."""
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"linear: expected tensors for input and weight, got "
+                        f"{type(input).__name__} and {type(weight).__name__}.")
+    return Linear.apply(input, weight, bias)

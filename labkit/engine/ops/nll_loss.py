@@ -1,0 +1,79 @@
+"""nll_loss: minus the log-probability of the right class, as one op (after log_softmax it is
+cross-entropy). Backward puts -grad (divided by N for the mean) at each row's target class."""
+from ..function import Function
+from .index import Index
+
+
+def _check(name, scores, target):
+    """Shapes and dtype of (N, C) scores and (N,) class indices; no negative index (numpy
+    would silently count it from the end). Indices >= C are caught by `pick`."""
+    if scores.data.ndim != 2 or target.data.ndim != 1 or target.data.shape[0] != scores.data.shape[0]:
+        raise RuntimeError(f"{name}: expected input (N, C) and target (N,), got "
+                           f"{tuple(scores.shape)} and {tuple(target.shape)}.")
+    t = target.data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}: target must hold class indices (int64), got "
+                           f"{target.dtype}. Use target.long().")
+    if t.size and int(t.min()) < 0:
+        raise _range_error(name, scores, t)
+
+
+def _range_error(name, scores, t):
+    return IndexError(f"{name}: target values must be class indices in "
+                      f"[0, {scores.data.shape[1] - 1}], got values from {int(t.min())} to "
+                      f"{int(t.max())}.")
+
+
+def pick(name, scores, target, values):
+    """values[i, target[i]] for each row i, and the (rows, target) index used."""
+    where = (scores.device.xp.arange(values.shape[0]), target.data)
+    try:
+        return values[where], where
+    except IndexError:
+        raise _range_error(name, scores, target.data) from None
+
+
+class NllLoss(Function):
+    node_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, logp, target, reduction):
+        _check("nll_loss", logp, target)
+        xp = logp.device.xp
+        picked, where = pick("nll_loss", logp, target, logp.data)
+        n = picked.shape[0]
+        ctx.where, ctx.shape = where, logp.data.shape
+        ctx.scale = -1.0 / n if reduction == "mean" else -1.0
+        if reduction == "none":
+            return -picked
+        total = -picked.sum()
+        return xp.asarray(total / n if reduction == "mean" else total)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _PlaceAt.apply(grad, ctx.where, ctx.shape, ctx.scale), None, None
+
+
+class _PlaceAt(Function):
+    """zeros(shape) with scale * g at `where` (g a number or one per row)."""
+    node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, where, shape, scale):
+        out = g.device.xp.zeros(shape, g.data.dtype)
+        out[where] = g.data * scale
+        ctx.where, ctx.scale, ctx.scalar = where, scale, g.data.ndim == 0
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        picked = Index.apply(grad, ctx.where) * ctx.scale
+        return (picked.sum() if ctx.scalar else picked), None, None, None
+
+
+def nll_loss(input, target, reduction="mean"):
+    """-input[i, target[i]], averaged (or summed): input holds log-probabilities (N, C)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"nll_loss: reduction must be 'mean', 'sum' or 'none', got "
+                         f"{reduction!r}.")
+    return NllLoss.apply(input, target, reduction)

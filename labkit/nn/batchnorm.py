@@ -1,0 +1,64 @@
+"""BatchNorm1d: normalise each feature over the batch, then scale and shift (learned)."""
+from ..engine.creation import empty, ones, tensor, zeros
+from ..engine.dtype import int64
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+class BatchNorm1d(Module):
+    """For (N, C) or (N, C, L) inputs. Training normalises with the batch's mean and variance
+    and keeps running averages of them (buffers, saved in the state_dict); eval uses those.
+    momentum=None averages all batches seen equally."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=int64, device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.track_running_stats:
+            init.zeros_(self.running_mean)
+            init.ones_(self.running_var)
+            self.num_batches_tracked.zero_()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        if input.ndim not in (2, 3) or input.shape[1] != self.num_features:
+            raise ValueError(f"BatchNorm1d({self.num_features}): expected input of shape "
+                             f"(N, {self.num_features}) or (N, {self.num_features}, L), got "
+                             f"{tuple(input.shape)}.")
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / self.num_batches_tracked.item()
+        use_running = not self.training and self.track_running_stats
+        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                            not use_running, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")

@@ -1,0 +1,64 @@
+"""labkit.nn.functional: the layers as plain functions (torch.nn.functional).
+
+The engine's composites and losses are re-exported; dropout and batch_norm, which need a random
+mask or running statistics, are written here from tensor ops.
+"""
+from ..engine.creation import rand
+from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa
+                                 linear, log_softmax, mse_loss, nll_loss, relu, sigmoid,
+                                 softmax, tanh)
+from ..engine.grad_mode import no_grad
+from ..engine.ops.activation import gelu, leaky_relu  # noqa: F401
+from ..engine.ops.conv import conv2d  # noqa: F401
+from ..engine.ops.embedding import embedding  # noqa: F401
+from ..engine.ops.fold import fold, unfold  # noqa: F401
+from ..engine.ops.pool import max_pool2d  # noqa: F401
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1/(1-p), so the expected
+    value is unchanged; in evaluation (training=False) return the input as it is."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: probability p must be between 0 and 1, got {p}.")
+    if not training or p == 0:
+        return input
+    keep = rand(input.shape, dtype=input.dtype, device=input.device) >= p
+    mask = keep.to(input.dtype) * (1.0 / (1 - p)) if p < 1 else keep.to(input.dtype)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) to mean 0, variance 1, then scale by weight and shift by
+    bias. Training uses the batch's statistics and updates the running ones in place
+    (running = (1 - momentum) * running + momentum * batch); evaluation uses the running ones."""
+    if input.ndim not in (2, 3):
+        raise ValueError(f"batch_norm: expected a 2-D (N, C) or 3-D (N, C, L) input, got shape "
+                         f"{tuple(input.shape)}.")
+    dims, shape = ((0,), (1, -1)) if input.ndim == 2 else ((0, 2), (1, -1, 1))
+    if training or running_mean is None:
+        n = input.numel() // input.shape[1]
+        if n <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
+                             f"got input of shape {tuple(input.shape)}. Use a batch of more than "
+                             "one example, or call model.eval() to use the running statistics.")
+        mean = input.mean(dims)
+        var = input.var(dims, correction=0)
+        if training and running_mean is not None:
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean * momentum)
+                running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
+    else:
+        mean, var = running_mean, running_var
+    out = (input - mean.reshape(shape)) / (var.reshape(shape) + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+__all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "linear",
+           "conv2d", "max_pool2d", "unfold", "fold", "dropout", "batch_norm", "embedding",
+           "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy_with_logits"]

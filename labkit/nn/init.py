@@ -1,0 +1,105 @@
+"""Weight initialisation, in place (torch.nn.init): draws come from labkit's seeded generator,
+so labkit.manual_seed(s) makes a model's starting weights reproducible.
+
+Why it matters: the scale of the initial weights decides whether activations and gradients
+keep a useful size through many layers. Xavier/Glorot keeps the variance of tanh-like layers
+steady; Kaiming/He accounts for ReLU zeroing half the units.
+"""
+import math
+
+from ..engine.creation import rand, randn
+from ..engine.dtype import float64
+from ..engine.grad_mode import no_grad
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The factor by which a nonlinearity changes the spread of its input."""
+    linear_fns = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                  "conv_transpose2d", "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear_fns:
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"calculate_gain: negative_slope {slope!r} is not a number.")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}.")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    if tensor.ndim < 2:
+        raise ValueError(f"fan in and fan out cannot be computed for a tensor with fewer than 2 "
+                         f"dimensions (shape {tuple(tensor.shape)}); initialise a bias with "
+                         "uniform_ or zeros_ instead.")
+    receptive = 1
+    for s in tensor.shape[2:]:
+        receptive *= s
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fan(tensor, mode):
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}.")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _fill(tensor, values):
+    with no_grad():
+        return tensor.copy_(values)
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with numbers drawn uniformly from [a, b)."""
+    u = rand(tensor.shape, generator=generator, dtype=float64, device=tensor.device)
+    return _fill(tensor, u * (b - a) + a)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with numbers drawn from N(mean, std**2)."""
+    z = randn(tensor.shape, generator=generator, dtype=float64, device=tensor.device)
+    return _fill(tensor, z * std + mean)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot: uniform with variance 2 / (fan_in + fan_out), times gain**2."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He: uniform with variance gain**2 / fan (gain from the nonlinearity; a is the slope of
+    leaky_relu). With a = sqrt(5) this is nn.Linear's default, a bound of 1/sqrt(fan_in)."""
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std, generator)

@@ -1,0 +1,482 @@
+"""Module: the base class of every layer and model.
+
+A Module finds its parts by attribute assignment: `self.fc = nn.Linear(...)` registers a child
+module, `self.w = nn.Parameter(...)` a parameter, `self.register_buffer("mean", t)` a tensor
+that is state but not learned. Everything else (parameters(), state_dict(), to(), train(),
+zero_grad()) walks that tree. You write only __init__ and forward; autograd does backward.
+"""
+from collections import OrderedDict, namedtuple
+
+from ..engine.device import Device
+from ..engine.dtype import dtype as _dtype, float16, float32, float64
+from ..engine.grad_mode import no_grad
+from ..engine.tensor import Tensor
+from .parameter import Parameter
+
+
+class RemovableHandle:
+    """What register_*_hook returns: handle.remove() unregisters the hook."""
+
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_next_hook_id = iter(range(1 << 62))
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class for layers and models: subclass it, register parts in __init__ (after
+    super().__init__()), and compute the output in forward(). Call the module, not forward."""
+
+    def __init__(self):
+        set_ = object.__setattr__
+        set_(self, "training", True)
+        set_(self, "_parameters", {})
+        set_(self, "_buffers", {})
+        set_(self, "_non_persistent_buffers", set())
+        set_(self, "_modules", {})
+        set_(self, "_forward_pre_hooks", {})
+        set_(self, "_forward_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function: '
+            "define forward(self, x) in your class; it says how the output is computed from "
+            "the input and the registered layers.")
+
+    def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks or self._forward_hooks:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            new = hook(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            new = hook(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward; it may return new args."""
+        key = next(_next_hook_id)
+        self._forward_pre_hooks[key] = hook
+        return RemovableHandle(self._forward_pre_hooks, key)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward (to look at activations, e.g. for a
+        histogram); it may return a replacement output."""
+        key = next(_next_hook_id)
+        self._forward_hooks[key] = hook
+        return RemovableHandle(self._forward_hooks, key)
+
+    # --- registration -------------------------------------------------------------------
+    def _registry(self, kind):
+        try:
+            return self.__dict__[kind]
+        except KeyError:
+            raise AttributeError(
+                f"cannot assign {kind[1:-1]}s before Module.__init__() call: start your "
+                f"{type(self).__name__}.__init__ with super().__init__().") from None
+
+    def register_parameter(self, name, param):
+        """Add a parameter (a Parameter, or None for an optional one such as a missing bias)."""
+        params = self._registry("_parameters")
+        _check_name(self, name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign a {type(param).__name__} as parameter '{name}' of "
+                f"{type(self).__name__}: wrap it as nn.Parameter(tensor) to make it learnable, "
+                f"or use register_buffer('{name}', tensor) for state that is not learned.")
+        self._forget(name, "_parameters")
+        params[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a tensor that is state but not learned (e.g. BatchNorm's running mean): it moves
+        with to() and, when persistent, is saved in the state_dict."""
+        buffers = self._registry("_buffers")
+        _check_name(self, name, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign a {type(tensor).__name__} as buffer '{name}' of "
+                            f"{type(self).__name__}: a buffer must be a tensor (or None).")
+        self._forget(name, "_buffers")
+        buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name, module):
+        modules = self._registry("_modules")
+        _check_name(self, name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass, so it cannot be "
+                            f"added as child '{name}' of {type(self).__name__}.")
+        self._forget(name, "_modules")
+        modules[name] = module
+
+    register_module = add_module
+
+    def _forget(self, name, keep):
+        """Drop `name` from the other registries (it is being registered in `keep`; there, an
+        existing entry is replaced in place, keeping its position)."""
+        d = self.__dict__
+        d.pop(name, None)
+        for kind in ("_parameters", "_buffers", "_modules"):
+            if kind != keep:
+                d[kind].pop(name, None)
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params, modules = d.get("_parameters"), d.get("_modules")
+        if isinstance(value, Parameter):
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign a {type(value).__name__} as parameter '{name}' of "
+                    f"{type(self).__name__} (a Parameter or None expected). To change its "
+                    f"values, copy into it: with no_grad(): module.{name}.copy_(new).")
+            params[name] = None
+        elif isinstance(value, Module):
+            self.add_module(name, value)
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign a {type(value).__name__} as child module "
+                                f"'{name}' of {type(self).__name__} (a Module or None expected).")
+            modules[name] = None
+        elif name in d.get("_buffers", ()):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign a {type(value).__name__} as buffer '{name}' "
+                                f"of {type(self).__name__} (a Tensor or None expected).")
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: parameters, buffers and children live here.
+        d = self.__dict__
+        for kind in ("_parameters", "_buffers", "_modules"):
+            registry = d.get(kind)
+            if registry is not None and name in registry:
+                return registry[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for kind in ("_parameters", "_buffers", "_modules"):
+            if name in d.get(kind, ()):
+                del d[kind][name]
+                d["_non_persistent_buffers"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    # --- walking the tree ---------------------------------------------------------------
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for this module and every module inside it, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                           remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def _named_members(self, kind, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        tree = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, m in tree:
+            for name, t in m.__dict__[kind].items():
+                if t is None or (remove_duplicate and id(t) in seen):
+                    continue
+                seen.add(id(t))
+                yield (f"{mod_prefix}.{name}" if mod_prefix else name), t
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(name, parameter) pairs, e.g. ("0.weight", ...); a shared parameter appears once."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        """Every learnable tensor of this module and its children: give it to an optimizer."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target):
+        """The module at a dotted path such as "encoder.0"."""
+        m = self
+        for part in target.split(".") if target else []:
+            if part not in m._modules or m._modules[part] is None:
+                raise AttributeError(f"{type(m).__name__} has no submodule '{part}' "
+                                     f"(looking up '{target}').")
+            m = m._modules[part]
+        return m
+
+    # --- modes and gradients ------------------------------------------------------------
+    def train(self, mode=True):
+        """Training mode (the default): Dropout drops, BatchNorm uses batch statistics."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(mode): mode must be True or False, got {mode!r}.")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        """Evaluation mode: Dropout passes everything, BatchNorm uses running statistics.
+        (It does not turn off gradient recording: use no_grad() for that.)"""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Freeze (False) or unfreeze every parameter, e.g. a pretrained body when fine-tuning."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Forget the gradients of the last backward (they accumulate otherwise)."""
+        for p in self.parameters():
+            _zero_grad(p, set_to_none)
+
+    def apply(self, fn):
+        """Call fn(m) on every child module (depth first), then on self; e.g. custom init."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # --- devices and dtypes -------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """Move (device) and/or cast (dtype, floating-point tensors only) every parameter and
+        buffer, in place: the Parameter objects stay the same, so an optimizer built earlier
+        still holds them."""
+        device, dtype = _parse_to(args, kwargs)
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                return t.to(device or t.device, dtype)
+            return t.to(device) if device is not None else t
+        return self._apply(convert)
+
+    def _apply(self, fn):
+        for m in self.children():
+            m._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is not None:
+                    _take_payload(p, fn(p))
+                    if p.grad is not None:
+                        _take_payload(p.grad, fn(p.grad))
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
+        return self
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to(f"cuda:{device}" if isinstance(device, int) else device or "cuda")
+
+    def float(self):
+        return self.to(float32)
+
+    def double(self):
+        return self.to(float64)
+
+    def half(self):
+        return self.to(float16)
+
+    # --- state_dict ---------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Name -> tensor for every parameter and persistent buffer: all a checkpoint needs
+        besides the code (the class) that builds the model. The tensors share memory with the
+        model's (detached, unless keep_vars)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from state_dict into this model's parameters and buffers, in place.
+
+        Everything is checked first (keys, tensor types, shapes) and nothing is copied when
+        something is wrong, so a failed load leaves the model as it was. With strict=False,
+        missing and unexpected keys are allowed and returned (fine-tuning a changed model)."""
+        if not hasattr(state_dict, "keys"):
+            raise TypeError(f"load_state_dict: expected a dict of name -> tensor, got "
+                            f"{type(state_dict).__name__}.")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.append("Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected a tensor '
+                              f"in the state_dict, got {type(value).__name__}.")
+            elif tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{value.shape} from checkpoint, the shape in current model is "
+                              f"{target.shape}.")
+        if errors:
+            hint = ("\n\tThe checkpoint was saved from a model built differently. Build the same "
+                    "architecture (same class and sizes) before loading"
+                    + (", or pass strict=False to load only the matching parameters (e.g. "
+                       "for fine-tuning with a new head)." if strict and (missing or unexpected)
+                       else "."))
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors) + hint)
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    target.copy_(state_dict[key])
+        return _IncompatibleKeys(missing, unexpected)
+
+    # --- printing -----------------------------------------------------------------------
+    def extra_repr(self):
+        """The one-line settings shown between the parentheses, e.g. 'in_features=2, ...'."""
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): {_indent(repr(m), 2)}" for name, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{self._get_name()}({body})"
+
+
+def _indent(text, spaces):
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line if line.strip() else "" for line in rest])
+
+
+def _check_name(module, name, kind):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, got {type(name).__name__}.")
+    if "." in name or name == "":
+        raise KeyError(f"{kind} name must be non-empty and without dots, got {name!r} (dots "
+                       "separate the levels of state_dict keys).")
+    if hasattr(type(module), name):
+        raise KeyError(f"attribute '{name}' already exists on {type(module).__name__} (a "
+                       f"method or class attribute); choose another {kind} name.")
+
+
+def _zero_grad(p, set_to_none):
+    if p.grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    if p.grad.grad_fn is not None:
+        p.grad = p.grad.detach()
+    with no_grad():
+        p.grad.zero_()
+
+
+def _take_payload(t, new):
+    """Make t hold new's data and device (t stays the same object)."""
+    if new is not t:
+        t.data, t.device = new.data, new.device
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"Module.to(): unexpected keyword(s) {sorted(kwargs)}.")
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, _dtype):
+            dtype = a
+        elif isinstance(a, (str, Device)):
+            device = a
+        else:
+            raise TypeError(f"Module.to(): expected a device ('cpu', 'cuda'), a dtype "
+                            f"(labkit.float64) or a tensor, got {a!r}.")
+    if dtype is not None and not _dtype_is_float(dtype):
+        raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}: "
+                        "parameters must stay floating point to have gradients.")
+    return (Device(device) if device is not None else None), dtype
+
+
+def _dtype_is_float(d):
+    return isinstance(d, _dtype) and d.is_floating_point

@@ -1,0 +1,15 @@
+"""Parameter: a tensor that a Module registers as one of its learnable weights."""
+from ..engine.creation import empty
+from ..engine.tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that requires grad by default and that a Module collects into parameters()
+    when it is assigned as an attribute (self.weight = Parameter(...)). It shares memory with
+    the tensor it wraps. Ops on a Parameter give plain Tensors."""
+
+    def __init__(self, data=None, requires_grad=True):
+        super().__init__(empty(0) if data is None else data, requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()

@@ -1,0 +1,14 @@
+"""labkit.optim: optimizers and learning-rate schedules (torch.optim).
+
+    optimizer = optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+    loss.backward(); optimizer.step(); optimizer.zero_grad()
+"""
+from . import lr_scheduler  # noqa: F401
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

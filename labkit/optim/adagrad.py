@@ -1,0 +1,40 @@
+"""Adagrad: divide each gradient by the root of the sum of all its past squares. Rarely
+updated parameters keep large steps, frequent ones slow down (good for sparse features); the
+steps only ever shrink."""
+from ..engine.creation import full_like
+from ..engine.grad_mode import no_grad
+from .optimizer import Optimizer, run_closure
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, *, maximize=False):
+        if min(lr, lr_decay, weight_decay, initial_accumulator_value, eps) < 0:
+            raise ValueError("Adagrad: lr, lr_decay, weight_decay, initial_accumulator_value and "
+                             "eps must be >= 0.")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      eps=eps, maximize=maximize))
+        for group in self.param_groups:                # as torch: state exists from the start
+            for p in group["params"]:
+                self.state[p]["step"] = 0
+                self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
+
+    def step(self, closure=None):
+        loss = run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        g = -p.grad if group["maximize"] else p.grad
+        state = self.state[p]
+        state["step"] += 1
+        if group["weight_decay"]:
+            g = g.add(p, alpha=group["weight_decay"])
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        state["sum"].add_(g * g)
+        p.add_(g / state["sum"].sqrt().add_(group["eps"]), alpha=-clr)

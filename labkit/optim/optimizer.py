@@ -1,0 +1,163 @@
+"""Optimizer: the base class that holds parameter groups and per-parameter state.
+
+An optimizer owns no model: it holds references to the parameters (grouped, each group with its
+own hyperparameters such as lr) and whatever it remembers between steps (momentum buffers,
+running averages) in `state[param]`. step() reads each param.grad and changes the param in
+place under no_grad; zero_grad() forgets the gradients before the next backward.
+"""
+import functools
+from collections import defaultdict
+
+from ..engine.grad_mode import enable_grad, no_grad
+from ..engine.tensor import Tensor
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        self._step_count = 0
+        if isinstance(params, Tensor):
+            raise TypeError(f"{type(self).__name__}: params should be an iterable of tensors "
+                            "(or of dicts), but got a single Tensor. Pass [w], or "
+                            "model.parameters().")
+        if isinstance(params, set):
+            raise TypeError(_SET_ERROR)
+        groups = list(params)
+        if not groups:
+            raise ValueError(
+                f"{type(self).__name__} got an empty parameter list. Did the model register its "
+                "layers? (Layers kept in a plain Python list are invisible to parameters(): use "
+                "nn.ModuleList.) A generator such as model.parameters() is also empty the "
+                "second time it is read.")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:            # count steps (schedulers check the call order)
+            cls.step = _counted(cls.__dict__["step"])
+
+    def add_param_group(self, param_group):
+        """Add parameters with their own hyperparameters (defaults fill in the rest), e.g. a
+        smaller lr for a pretrained body than for a new head."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"add_param_group: expected a dict, got {type(param_group).__name__}.")
+        group = dict(param_group)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(_SET_ERROR)
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{type(self).__name__} can only optimize Tensors, but one of the "
+                                f"params is a {type(p).__name__}.")
+            if not p.is_leaf:
+                raise ValueError(
+                    f"{type(self).__name__}: can't optimize a non-leaf Tensor (made by "
+                    f"{type(p.grad_fn).__name__}): only leaves get .grad. Optimize the tensor "
+                    "it was computed from, or create it with requires_grad=True directly.")
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params) or len({id(p) for p in params}) != len(params):
+            raise ValueError("some parameters appear in more than one parameter group (or twice "
+                             "in one); each parameter may be given to an optimizer only once.")
+        group["params"] = params
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        """Forget every parameter's gradient (backward adds into .grad, it does not replace)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad = p.grad.detach()
+                    with no_grad():
+                        p.grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError(f"{type(self).__name__} must define step(closure=None).")
+
+    def state_dict(self):
+        """{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}:
+        parameters are named by their position, so it loads into a freshly built optimizer."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore hyperparameters and state saved by state_dict(), for the same parameters in
+        the same order. Tensors are copied to each parameter's device and dtype."""
+        groups, saved = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved):
+            raise ValueError(f"loaded state dict has {len(saved)} parameter group(s), but this "
+                             f"optimizer has {len(groups)}: build it the same way as the saved one.")
+        for i, (g, s) in enumerate(zip(groups, saved)):
+            if len(g["params"]) != len(s["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group ({i}) with "
+                    f"{len(s['params'])} parameters, but the optimizer's group has "
+                    f"{len(g['params'])}: it does not belong to this model.")
+        by_index = {i: p for s, g in zip(saved, groups) for i, p in zip(s["params"], g["params"])}
+        self.state = defaultdict(dict)
+        for i, values in state_dict["state"].items():
+            p = by_index.get(int(i))
+            if p is None:
+                raise ValueError(f"loaded optimizer state refers to parameter {i}, which no "
+                                 "parameter group contains.")
+            self.state[p] = {k: _cast(v, p, k) for k, v in values.items()}
+        self.param_groups = [dict(s, params=g["params"]) for s, g in zip(saved, groups)]
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {group[k]}" for k in sorted(group) if k != "params")
+        return "\n".join(lines) + "\n)"
+
+
+_SET_ERROR = ("optimizer parameters must be an ordered collection (a list), not a set: the "
+              "order of a set changes between runs, and state_dict() refers to parameters by "
+              "position.")
+
+
+def _cast(value, param, key):
+    """A copy of a saved state value, on the parameter's device and (if float) dtype."""
+    if not isinstance(value, Tensor) or key == "step":
+        return value
+    if value.is_floating_point():
+        return value.to(param.device, param.dtype, copy=True)
+    return value.to(param.device, copy=True)
+
+
+def _counted(step):
+    @functools.wraps(step)
+    def counted_step(self, closure=None):
+        self._step_count += 1
+        return step(self, closure)
+    return counted_step
+
+
+def run_closure(closure):
+    """step(closure): re-evaluate the model (with grad recording) and return the loss."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()

@@ -1,0 +1,51 @@
+"""SGD: w -= lr * g, optionally with momentum (a running sum of past gradients that smooths
+the direction and speeds up progress along consistent slopes), Nesterov's look-ahead variant,
+and weight decay (an L2 penalty on the weights)."""
+from ..engine.grad_mode import no_grad
+from ..engine.ops.foreach import _foreach_add_
+from .optimizer import Optimizer, run_closure
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False):
+        if lr < 0 or momentum < 0 or weight_decay < 0:
+            raise ValueError(f"SGD: lr, momentum and weight_decay must be >= 0, got lr={lr}, "
+                             f"momentum={momentum}, weight_decay={weight_decay}.")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening.")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize))
+
+    def step(self, closure=None):
+        loss = run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                momentum = group["momentum"]
+                weight_decay, maximize = group["weight_decay"], group["maximize"]
+                params, steps = [], []
+                for p in group["params"]:
+                    g = p.grad
+                    if g is None:
+                        continue
+                    if maximize:
+                        g = -g
+                    if weight_decay:
+                        g = g.add(p, alpha=weight_decay)
+                    if momentum:
+                        g = self._momentum(p, g, momentum, group["dampening"], group["nesterov"])
+                    params.append(p)
+                    steps.append(g)
+                _foreach_add_(params, steps, alpha=-group["lr"])   # p -= lr * g, all at once
+        return loss
+
+    def _momentum(self, p, g, momentum, dampening, nesterov):
+        """buf = momentum * buf + (1 - dampening) * g (buf = g at the first step)."""
+        state = self.state[p]
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = g.clone()
+        else:
+            buf.mul_(momentum).add_(g, alpha=1 - dampening)
+        return g.add(buf, alpha=momentum) if nesterov else buf
