@@ -19,6 +19,8 @@ COLORS = {"op": "lightgray", "leaf": "lightblue", "saved": "orange",
 HIGHLIGHT = {"color": "red", "penwidth": "3"}
 MAX_NODES = 100   # boxes drawn at most (a note says how many nodes were left out)
 LARGE = 40        # above this many boxes: top to bottom, edges merged (see to_dot)
+LR_RANKS = 7      # at most this many boxes on the longest path: left to right (see to_dot)
+MAX_WIDTH = "9,1000"  # inches: wider drawings are scaled down to fit a notebook's output area
 
 
 @dataclass
@@ -222,7 +224,7 @@ def add_boxes(g, ex, prefix="", highlight=(), notes=None, rankdir="LR", box_attr
 def new_digraph(name="autograd", rankdir="LR", caption=None, large=False):
     """An empty Digraph with the house style: torchviz's boxes, monospace text."""
     g = Digraph(name=name)
-    g.attr(rankdir=rankdir, nodesep="0.2", ranksep="0.3", pad="0.1")
+    g.attr(rankdir=rankdir, nodesep="0.2", ranksep="0.3", pad="0.1", size=MAX_WIDTH)
     if large:
         g.attr(concentrate="true")  # fan-out of shared leaves as one trunk; also lays out faster
     if caption:
@@ -234,12 +236,34 @@ def new_digraph(name="autograd", rankdir="LR", caption=None, large=False):
     return g
 
 
+def longest_path(ex):
+    """The number of boxes on the longest chain of edges (Kahn's algorithm: no recursion)."""
+    succ, indeg = {b.id: [] for b in ex.boxes}, {b.id: 0 for b in ex.boxes}
+    for a, b, _ in ex.edges:
+        succ[a].append(b)
+        indeg[b] += 1
+    depth = {i: 1 for i in succ}
+    ready = [i for i, d in indeg.items() if d == 0]
+    while ready:
+        a = ready.pop()
+        for b in succ[a]:
+            depth[b] = max(depth[b], depth[a] + 1)
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                ready.append(b)
+    return max(depth.values(), default=0)
+
+
+def auto_rankdir(ex):
+    """Left to right while the graph is short enough to fit across a notebook at full size;
+    top to bottom otherwise, where a long chain scrolls down instead of being shrunk."""
+    return "LR" if len(ex.boxes) <= LARGE and longest_path(ex) <= LR_RANKS else "TB"
+
+
 def to_dot(ex, rankdir=None, highlight=(), notes=None, caption=None, name="autograd"):
-    """The Digraph of extracted boxes. rankdir None means left to right, or top to bottom for
-    more than LARGE boxes: a long chain then scrolls down at full size instead of being
-    shrunk to the width of the page until nothing can be read."""
+    """The Digraph of extracted boxes; rankdir None picks one with auto_rankdir."""
     large = len(ex.boxes) > LARGE
-    rankdir = rankdir or ("TB" if large else "LR")
+    rankdir = rankdir or auto_rankdir(ex)
     g = new_digraph(name, rankdir, caption, large)
     add_boxes(g, ex, highlight=highlight, notes=notes, rankdir=rankdir)
     return g
@@ -253,8 +277,8 @@ def draw(output, params=None, show_saved=False, show_values=False, rankdir=None,
     params       names for the leaves: {name: tensor} or a module (its named_parameters())
     show_saved   also draw what each node saved for backward (orange)
     show_values  micrograd-style `data | grad` on tensors (values up to 4 numbers, else norms)
-    rankdir      "LR" (left to right) or "TB" (top to bottom); by default LR, or TB for
-                 graphs of more than 40 boxes (they stay readable, scrolling down)
+    rankdir      "LR" (left to right) or "TB" (top to bottom); by default LR for graphs
+                 short enough to fit across a notebook, TB for longer ones
     max_nodes    at most this many boxes; a note says how many nodes were left out
 
     Gray boxes are backward nodes (output.grad_fn and what it links to), blue ones leaves,

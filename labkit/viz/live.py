@@ -20,7 +20,7 @@ from IPython.display import display
 from ..engine import function
 from ..engine.tensor import Tensor
 from . import nodes
-from .graph import MAX_NODES, extract, new_digraph, param_names, to_dot
+from .graph import MAX_NODES, auto_rankdir, extract, new_digraph, param_names, to_dot
 from .widgets import FrameSlider
 
 _LABKIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -56,6 +56,7 @@ class Recorder:
         self.options = dict(show_saved=show_saved, show_values=show_values,
                             max_nodes=max_nodes)
         self.rankdir = rankdir
+        self._auto_rankdir, self._direction_for = "LR", -1
         self.live, self.interval = live, interval
         self._handle = None
         self._drawn_at = 0.0
@@ -119,7 +120,17 @@ class Recorder:
         highlight = {ex.id_of(op.node), *(ex.id_of(t) for t in op.outputs)} - {None}
         caption = (f"after op {k} of {n}: {nodes.name(op.node)}\n"
                    f"line {op.lineno}: {op.code}")
-        return to_dot(ex, rankdir=self.rankdir, highlight=highlight, caption=caption)
+        return to_dot(ex, rankdir=self._direction(), highlight=highlight, caption=caption)
+
+    def _direction(self):
+        """One direction for every frame (chosen for the final graph), so the picture does not
+        flip from left-right to top-down halfway through the slider."""
+        if self.rankdir is not None:
+            return self.rankdir
+        if self._direction_for != len(self.ops):      # new ops since the last choice
+            final = extract(self.results(len(self.ops)), names=self.names, **self.options)
+            self._auto_rankdir, self._direction_for = auto_rankdir(final), len(self.ops)
+        return self._auto_rankdir
 
     def slider(self, value=None):
         """The slider view: FrameSlider over k = 1..N (N = ops recorded), starting at N."""

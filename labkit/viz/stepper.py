@@ -15,7 +15,7 @@ from IPython.display import display
 
 from ..engine import autograd
 from . import nodes
-from .graph import MAX_NODES, describe, extract, to_dot
+from .graph import MAX_NODES, auto_rankdir, describe, extract, to_dot
 from .widgets import FrameSlider
 
 
@@ -29,7 +29,8 @@ class BackwardStepper:
     """The steps of one backward pass, drawable one by one (see step_backward())."""
 
     def __init__(self, extracted, steps, rankdir=None):
-        self.extracted, self.steps, self.rankdir = extracted, steps, rankdir
+        self.extracted, self.steps = extracted, steps
+        self.rankdir = rankdir or auto_rankdir(extracted)
 
     def __len__(self):
         return len(self.steps)
