@@ -95,8 +95,6 @@ class MultiProcessIter:
     """One epoch of batches from worker processes (several epochs with persistent workers)."""
 
     def __init__(self, loader):
-        self.closed = False
-        self._workers, self._index_queues, self._result_queues = [], [], []
         ctx = _context(loader.multiprocessing_context)
         fetch_args = loader._fetch_args()
         method = ctx.get_start_method()
@@ -107,6 +105,8 @@ class MultiProcessIter:
         self._timeout, self._pin = loader.timeout, loader.pin_memory
         self._persistent = loader.persistent_workers
         self._control = ctx.Value("q", 0, lock=False)   # current epoch; -1 tells workers to stop
+        self._workers, self._index_queues, self._result_queues = [], [], []
+        self.closed = False
         base_seed = loader._base_seed()
         try:
             for w in range(self._n):
@@ -143,7 +143,8 @@ class MultiProcessIter:
         if indices is IterableEnd:
             return
         w = next(w for w in self._turn if self._active[w])
-        self._index_queues[w].put((self._epoch, self._sent, indices))
+        # Pickled here, so that a sampler's unpicklable output fails loudly in this process.
+        self._index_queues[w].put(bytes(ForkingPickler.dumps((self._epoch, self._sent, indices))))
         self._owner[self._sent] = w
         self._sent += 1
 
@@ -186,7 +187,7 @@ class MultiProcessIter:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             ready = wait([q._reader, p.sentinel], left)   # a batch, or the worker's exit
             if q._reader in ready:
-                epoch, _, data = q.get()
+                epoch, _, data = ForkingPickler.loads(q.get())
                 if epoch == self._epoch:
                     return data
                 continue                  # from an abandoned epoch (persistent workers)

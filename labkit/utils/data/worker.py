@@ -7,6 +7,7 @@ numpy's global one, Python's `random`) with base_seed + worker_id, so workers ne
 other's random augmentations, and the same labkit.manual_seed reproduces them all.
 """
 import os
+import pickle
 import queue
 import random
 import signal
@@ -75,6 +76,22 @@ class IterableEnd:
     """A worker's answer once its share of an IterableDataset is used up."""
 
 
+def _send(result_queue, epoch, idx, data, where):
+    """Pickle here rather than in the queue's background thread, which would only print an
+    unpicklable batch's error and drop it, leaving the main process waiting forever."""
+    from multiprocessing.reduction import ForkingPickler
+    try:
+        payload = ForkingPickler.dumps((epoch, idx, data))
+    except Exception:
+        error = ExceptionWrapper(sys.exc_info(), where + " (sending the batch back)")
+        try:
+            payload = ForkingPickler.dumps((epoch, idx, error))
+        except Exception:         # the exception's own class cannot be pickled
+            error.exc_type = RuntimeError
+            payload = ForkingPickler.dumps((epoch, idx, error))
+    result_queue.put(bytes(payload))
+
+
 def _seed_everything(seed):
     from ...engine.creation import manual_seed
     manual_seed(seed)
@@ -84,8 +101,8 @@ def _seed_everything(seed):
 
 def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, index_queue,
                 result_queue, control, parent_pid):
-    """Serve tasks (epoch, task_idx, indices) until told to stop: a None task, or control
-    set to -1. Tasks from an epoch other than control's current one are skipped.
+    """Serve pickled tasks (epoch, task_idx, indices) until told to stop: a None task, or
+    control set to -1. Tasks from an epoch other than control's current one are skipped.
     fetch_args are create_fetcher's: (dataset, iterable, auto_collation, ...)."""
     from . import transport  # noqa: F401  (lets labkit tensors travel back to the main process)
     from .fetch import create_fetcher
@@ -111,11 +128,11 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
             continue
         if task is None or control.value < 0:
             break
-        epoch, idx, indices = task
+        epoch, idx, indices = pickle.loads(task)
         if epoch != control.value:
             continue
         if init_error is not None:
-            result_queue.put((epoch, idx, init_error))
+            _send(result_queue, epoch, idx, init_error, where)
             continue
         try:
             if fetcher is None or (iterable and fetcher_epoch != epoch):
@@ -125,7 +142,7 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
         except Exception as e:
             ended = iterable and isinstance(e, StopIteration)
             data = IterableEnd() if ended else ExceptionWrapper(sys.exc_info(), where)
-        result_queue.put((epoch, idx, data))
+        _send(result_queue, epoch, idx, data, where)
         del data
     result_queue.cancel_join_thread()  # exit even if the main process reads no more batches
     result_queue.close()
