@@ -169,3 +169,14 @@ def test_side_by_side_marks_only_what_differs():
     assert sorted(name for _, name in red) == ["AddBackward0", "DivBackward0", "ExpBackward0",
                                                 "NegBackward0", "SigmoidBackward0"]
     assert "subgraph cluster_a" in g.source and "label=naive" in g.source
+
+
+def test_direction_is_left_right_for_short_graphs_and_top_down_for_long_ones():
+    x, y, z, c = small()
+    assert "rankdir=LR" in viz.draw(c).source
+    labkit.manual_seed(0)
+    w1, w2 = labkit.randn(5, 4, requires_grad=True), labkit.randn(4, 2, requires_grad=True)
+    loss = (labkit.randn(3, 5).mm(w1).clamp(min=0).mm(w2) - 1).pow(2).sum()
+    assert "rankdir=TB" in viz.draw(loss).source                      # 9 boxes deep
+    assert "rankdir=LR" in viz.draw(loss, rankdir="LR").source         # unless asked
+    assert 'size="9,1000"' in viz.draw(loss).source                    # wide ones scale down

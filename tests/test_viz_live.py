@@ -164,3 +164,10 @@ def test_stepper_slider_and_a_second_backward_accumulating(monkeypatch):
     view._ipython_display_()
     view.on_change({"new": 1})
     assert view.handle.shown[-1].source == st.frame(1).source
+
+
+def test_every_frame_uses_the_direction_of_the_final_graph():
+    rec, _, _ = record_forward()
+    dirs = {line for k in range(1, len(rec) + 1) for line in rec.frame(k).source.split()
+            if line.startswith("rankdir=")}
+    assert dirs == {"rankdir=TB"}        # frame 1 alone would fit left to right

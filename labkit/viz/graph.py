@@ -90,6 +90,10 @@ def _named_outputs(outputs):
     return pairs
 
 
+def _title(name, tensor):
+    return "\n".join(filter(None, [name, shape_text(tensor.shape)]))
+
+
 def _tensor_values(t):
     grad = "None" if t.grad is None else describe(t.grad.data)
     return [f"data {describe(t.data)}", f"grad {grad}"]
@@ -134,7 +138,7 @@ def extract(outputs, params=None, show_saved=False, show_values=False, max_nodes
 
     roots = []
     for name, t in _named_outputs(outputs):
-        title = "\n".join(filter(None, [name or names.get(id(t)), shape_text(t.shape)]))
+        title = _title(name or names.get(id(t)), t)
         if not t.requires_grad:
             title += "\nno grad_fn: nothing was recorded"
         out_id = add("output", t, title, _tensor_values(t) if show_values else ())
@@ -148,9 +152,8 @@ def extract(outputs, params=None, show_saved=False, show_values=False, max_nodes
         nid = ex.index[id(node)]
         leaf = nodes.leaf_of(node)
         if leaf is not None:
-            lid = ex.index.get(id(leaf)) or add(
-                "leaf", leaf, "\n".join(filter(None, [names.get(id(leaf)), shape_text(leaf.shape)])),
-                _tensor_values(leaf) if show_values else ())
+            lid = ex.index.get(id(leaf)) or add("leaf", leaf, _title(names.get(id(leaf)), leaf),
+                                                _tensor_values(leaf) if show_values else ())
             ex.edges.append((lid, nid, {}))
         for child, _ in nodes.inputs(node):
             cid = visit(child)

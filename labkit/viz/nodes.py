@@ -7,17 +7,10 @@ import numpy as np
 
 from ..engine.function import AccumulateGrad
 
-SAVED_KINDS = ("input", "output", "constant", "value")  # the engine's kinds 0..3, in words
-
 
 def name(node):
     """The node's class name, as PyTorch prints it: MulBackward0, AccumulateGrad ..."""
     return type(node).__name__
-
-
-def creation_index(node):
-    """When the node was made: backward runs nodes in decreasing order of this number."""
-    return node._seq
 
 
 def inputs(node):
@@ -28,16 +21,6 @@ def inputs(node):
 def leaf_of(node):
     """The leaf tensor an AccumulateGrad node writes .grad into (None for other nodes)."""
     return node.variable if type(node) is AccumulateGrad else None
-
-
-def grad_node(tensor):
-    """The node backward starts from for `tensor`: its grad_fn, or its leaf's AccumulateGrad
-    when one exists (None for a leaf no op has used yet)."""
-    return tensor.grad_fn if tensor.grad_fn is not None else tensor._accum
-
-
-def output_shapes(node):
-    return tuple(tuple(s) for s in node._out_shapes)
 
 
 def saved(node):

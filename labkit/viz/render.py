@@ -108,6 +108,6 @@ class Digraph(graphviz.Digraph):
                             encoding=encoding)
 
     def __repr__(self):
-        boxes = sum(1 for line in self.body
-                    if re.match(r"\s*\w+ \[", line) and line.split()[0] not in ("graph", "node", "edge"))
+        boxes = sum(1 for line in self.body if re.match(r"\s*\w+ \[", line)
+                    and line.split()[0] not in ("graph", "node", "edge"))
         return f"<labkit.viz graph {self.name!r}: {boxes} boxes; its DOT text is in .source>"
