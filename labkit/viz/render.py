@@ -110,4 +110,7 @@ class Digraph(graphviz.Digraph):
     def __repr__(self):
         boxes = sum(1 for line in self.body if re.match(r"\s*\w+ \[", line)
                     and line.split()[0] not in ("graph", "node", "edge"))
-        return f"<labkit.viz graph {self.name!r}: {boxes} boxes; its DOT text is in .source>"
+        # JupyterLab shows this text instead of the stored SVG until the cell is run again
+        # (it draws SVG only from cells run in the session, or from trusted notebooks)
+        return (f"<labkit.viz graph {self.name!r} with {boxes} boxes: run the cell to see it "
+                "drawn; .source holds its DOT text>")
