@@ -8,6 +8,10 @@ from ..grad_mode import mode
 
 
 def _foreach_add_(tensors, others, alpha=1.0):
+    if mode.tracer is not None:       # labkit.jit is tracing: one traced add_ per tensor
+        for t, o in zip(tensors, others):
+            t.add_(o, alpha=alpha)
+        return
     for t, o in zip(tensors, others):
         if mode.enabled and t._rg:
             raise RuntimeError(

@@ -12,6 +12,7 @@ from ..function import Function
 from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
+from .shape import Clone
 from .common import data
 
 
@@ -28,6 +29,8 @@ def inplace(x, name, write, fn_cls, *args):
     if not _recording(x, args):
         _checked(name, x, write)
         x._bump_version()
+        if mode.tracer is not None:   # labkit.jit is tracing: x now holds fn_cls(x_old, *args)
+            mode.tracer.record(fn_cls, (x,) + args, x)
         return x
     base = x._base
     if x._rg and x.grad_fn is None:
@@ -52,6 +55,8 @@ def inplace(x, name, write, fn_cls, *args):
     else:
         _write_back(name, x, out)
     x._bump_version()
+    if mode.tracer is not None:       # labkit.jit is tracing: x now holds out
+        mode.tracer.record(_Copy, (x, out), x)
     _refresh_views(x)
     return x
 
@@ -60,6 +65,8 @@ def _snapshot(t):
     """A copy of t's value that carries t's current history (the input of the recorded op)."""
     old = Tensor._make(t.data.copy(), t.device, t._rg)
     old.grad_fn, old._out_idx = t.grad_fn, t._out_idx
+    if mode.tracer is not None:       # labkit.jit is tracing: old is a copy of t
+        mode.tracer.record(Clone, (t,), old)
     return old
 
 

@@ -1,0 +1,14 @@
+"""labkit.jit: static graphs. Record a function as a graph (trace, script), optimise it, and
+replay it fast (compile); save it and run it without the code that built it (save/load, ONNX).
+
+    traced = labkit.jit.trace(model, example)      # run once, record the ops
+    scripted = labkit.jit.script(fn)                # read the source: if/for become graph nodes
+    step = labkit.jit.compile(train_step)           # trace per input signature, then replay
+"""
+from .compile import CompiledFunction, compile
+from .ir import Graph, Node, Value
+from .trace import TracedFunction, trace
+from .tracer import TracerWarning
+
+__all__ = ["trace", "compile", "TracedFunction", "CompiledFunction", "TracerWarning",
+           "Graph", "Node", "Value"]

@@ -1,0 +1,383 @@
+"""Code generation: an optimised Graph becomes one straight-line Python function on arrays.
+
+Each node becomes one numpy call that writes into a buffer allocated once, when the program is
+built (`out=`): no Tensor, no Node, no allocation per op at run time. Buffers are reused: a
+value's buffer goes back to a pool after its last reader, and an elementwise op writes over an
+input that dies there (in place). Values the caller gets (outputs, new gradients) are fresh
+arrays on every call, never a buffer, so a result is never changed by a later call. An op
+without a numpy template runs its Function's forward on stand-ins (runtime.forward_caller).
+
+A fused group becomes its own function (`fused_0`), whose source is kept for inspection; on a
+GPU it is one CUDA kernel instead (cuda_kernel.py).
+"""
+import keyword
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
+from .ir import Raw, Value
+from .ops import LINEAR, MATMUL, POW_FAST, UFUNCS
+from .runtime import forward_caller, input_order
+
+INF = float("inf")
+_INPLACE_OK = set(UFUNCS) | {arithmetic.Pow, unary.Relu, unary.ClampMin, unary.ClampMax,
+                             unary.Clamp, unary.TanhGrad, unary.SigmoidGrad}
+_VIEWS = {shape.Reshape: "reshape", shape.Transpose: "swapaxes", shape.T: "swapaxes",
+          shape.Permute: "permute", shape.Expand: "expand", shape.Squeeze: "squeeze",
+          shape.SqueezeDim: "squeeze", shape.SqueezeDims: "squeeze",
+          shape.Unsqueeze: "unsqueeze"}
+
+
+class Program:
+    """The generated function and what explains it: `source` (the whole program) and
+    `kernels` ({name: source} of each fused group)."""
+
+    def __init__(self, fn, source, kernels, params, n_buffers, buffer_bytes):
+        self.fn = fn
+        self.source = source
+        self.kernels = kernels
+        self.params = params            # graph input Values, in the order fn takes them
+        self.n_buffers = n_buffers
+        self.buffer_bytes = buffer_bytes
+
+    def __call__(self, *arrays):
+        return self.fn(*arrays)
+
+
+def how(node):
+    """'out' (writes into a given buffer), 'view' (a view of its input) or 'call'."""
+    fn = node.fn
+    if fn is None:
+        return "out"          # addmm / linear (+relu)
+    if fn in _VIEWS:
+        return "view"
+    out = node.outputs[0]
+    if node.meta.get("side") or len(node.outputs) != 1 or out.shape is None:
+        return "call"
+    if fn in UFUNCS or fn in (arithmetic.Pow, unary.Relu, unary.TanhGrad, unary.SigmoidGrad):
+        return "out"
+    if fn in (unary.ClampMin, unary.ClampMax, unary.Clamp):
+        return "out" if out.dtype.kind == "f" else "call"
+    if fn in MATMUL:
+        return "out" if len(out.shape) else "call"
+    if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
+        return "out" if node.args[0].dtype.kind == "f" else "call"
+    if fn in (shape.Clone, inplace._Fill, inplace._Copy):
+        return "out"
+    return "call"
+
+
+def schedule(graph):
+    """[(unit node, fused group node or None)]: fused groups contribute their members."""
+    units = []
+    for node in graph.nodes:
+        if node.kind == "fused":
+            units += [(m, node) for m in node.blocks[0].nodes]
+        else:
+            units.append((node, None))
+    return units
+
+
+class _Names:
+    def __init__(self):
+        self.taken = set()
+        self.of = {}
+
+    def __call__(self, v):
+        name = self.of.get(v)
+        if name is None:
+            base = v.name.replace(".", "_")
+            if not base.isidentifier() or base[0] in "_0123456789":
+                base = f"v{base}"
+            if keyword.iskeyword(base) or base in _RESERVED:
+                base += "_"
+            name, n = base, 1
+            while name in self.taken:
+                name, n = f"{base}_{n}", n + 1
+            self.taken.add(name)
+            self.of[v] = name
+        return name
+
+
+_RESERVED = {"np", "empty", "copyto", "matmul", "broadcast_to", "swapaxes", "expand_dims",
+             "asarray", "power", "clip"} | set(UFUNCS.values()) | set(POW_FAST.values())
+
+
+class _Lit:
+    """Python source for constant arguments; what has no literal goes into the namespace."""
+
+    def __init__(self, ns):
+        self.ns = ns
+
+    def __call__(self, obj):
+        if obj is None or isinstance(obj, (bool, int, str)):
+            return repr(obj)
+        if isinstance(obj, float) and np.isfinite(obj):
+            return repr(obj)
+        if isinstance(obj, tuple) and all(isinstance(o, (int, bool, type(None))) for o in obj):
+            return repr(obj)
+        name = f"_k{len([k for k in self.ns if k.startswith('_k')])}"
+        self.ns[name] = obj
+        return name
+
+
+def generate(graph, xp=np, device=None):
+    """Program for `graph` (inputs: its 'input' values, then its params, as arrays)."""
+    gen = _Gen(graph, xp, device)
+    return gen.build()
+
+
+class _Gen:
+    def __init__(self, graph, xp, device):
+        self.g, self.xp, self.device = graph, xp, device
+        self.units = schedule(graph)
+        self.name = _Names()
+        self.ns = {"np": np, "empty": xp.empty, "copyto": xp.copyto, "matmul": xp.matmul,
+                   "broadcast_to": xp.broadcast_to, "swapaxes": xp.swapaxes,
+                   "expand_dims": xp.expand_dims, "asarray": xp.asarray, "power": xp.power,
+                   "clip": xp.clip}
+        for u in set(UFUNCS.values()) | set(POW_FAST.values()):
+            self.ns[u] = getattr(xp, u)
+        self.lit = _Lit(self.ns)
+        self.outputs = {v for v in graph.outputs if isinstance(v, Value)}
+        self.buffers = []                     # arrays, named b0, b1, ...
+        self.dst = {}                         # Value -> source text of its buffer
+        self.pooled = set()                   # names of the reusable buffers
+        self.store_done = set()
+
+    # --- lifetimes and buffers --------------------------------------------------------------
+    def _lifetimes(self):
+        last = {}
+        for i, (node, _) in enumerate(self.units):
+            for v in node.inputs:
+                last[v] = i
+        for v in self.outputs:
+            last[v] = INF
+        for p, v in self.g.stores:
+            last[v] = INF
+        owner = {}                            # Value -> set of values whose memory it uses
+        for node, _ in self.units:
+            kind = how(node)
+            for v in node.outputs:
+                if kind == "view":
+                    owner[v] = set(owner.get(node.args[0], {node.args[0]}))
+                elif kind == "call":
+                    owner[v] = {v}.union(*(owner.get(u, {u}) for u in node.inputs))
+                else:
+                    owner[v] = {v}
+        until = {}                            # memory owner -> position of its last reader
+        for v, i in last.items():
+            for o in owner.get(v, {v}):
+                until[o] = max(until.get(o, -1), i)
+        return until, owner
+
+    def _allocate(self):
+        until, owner = self._lifetimes()
+        dies = defaultdict(list)
+        for o, end in until.items():
+            if end != INF:
+                dies[end].append(o)
+        free = {}
+        store_of = {v: p for p, v in self.g.stores}
+        for i, (node, _) in enumerate(self.units):
+            if how(node) == "out":
+                v = node.outputs[0]
+                self.dst[v] = self._place(node, v, i, until, owner, free, store_of)
+            for o in dies[i]:
+                d = self.dst.get(o)
+                if until.get(o) == i and d in self.pooled:
+                    free.setdefault(self._key(o), []).append(d)
+
+    def _key(self, v):
+        return (v.shape, v.dtype.str)
+
+    def _place(self, node, v, i, until, owner, free, store_of):
+        if v in self.outputs:
+            return None                       # fresh on every call
+        if node.fn in _INPLACE_OK:
+            p = store_of.get(v)
+            if p is not None and p in node.inputs and until.get(p) == i and \
+                    self._key(p) == self._key(v):
+                self.store_done.add(p)        # the new value is written into p's own array
+                return self.name(p)
+            for u in node.inputs:
+                if until.get(u) == i and owner.get(u) == {u} and self._key(u) == self._key(v) \
+                        and self.dst.get(u) in self.pooled:
+                    until[u] = -1             # its buffer passes to v: do not free it
+                    return self.dst[u]
+        pool = free.get(self._key(v))
+        if pool:
+            return pool.pop()
+        name = f"_b{len(self.buffers)}"
+        self.buffers.append(self.xp.empty(v.shape, v.dtype))
+        self.ns[name] = self.buffers[-1]
+        self.pooled.add(name)
+        return name
+
+    # --- emitting -----------------------------------------------------------------------
+    def arg(self, a):
+        if isinstance(a, Value):
+            return self.name(a)
+        if isinstance(a, Raw):
+            return self.name(a.value)
+        if isinstance(a, tuple):
+            return "(" + "".join(self.arg(x) + ", " for x in a) + ")"
+        if isinstance(a, list):
+            return "[" + ", ".join(self.arg(x) for x in a) + "]"
+        return self.lit(a)
+
+    def out(self, v):
+        d = self.dst.get(v)
+        return d if d is not None else f"empty({v.shape!r}, {self.lit(v.dtype)})"
+
+    def emit(self, node):
+        fn, a, outs = node.fn, node.args, node.outputs
+        kind = how(node)
+        if kind == "call":
+            return self._call(node)
+        v = outs[0]
+        name, out = self.name(v), self.out(v)
+        if kind == "view":
+            return [f"{name} = {self._view(fn, a, v)}"]
+        if fn is None:
+            return self._matmul_bias(node, name, out)
+        if fn in UFUNCS:
+            args = ", ".join(self.arg(x) for x in a)
+            sep = ", out=" if fn in (select.Maximum, select.Minimum) else ", "
+            return [f"{name} = {UFUNCS[fn]}({args}{sep}{out})"]
+        if fn is arithmetic.Pow:
+            x, p = self.arg(a[0]), a[1]
+            if p in POW_FAST and not isinstance(p, bool):
+                return [f"{name} = {POW_FAST[p]}({x}, {out})"]
+            return [f"{name} = power({x}, {self.lit(p)}, {out})"]
+        if fn is unary.Relu:
+            return [f"{name} = maximum({self.arg(a[0])}, 0, out={out})"]
+        if fn is unary.ClampMin:
+            return [f"{name} = maximum({self.arg(a[0])}, {self.lit(a[1])}, out={out})"]
+        if fn is unary.ClampMax:
+            return [f"{name} = minimum({self.arg(a[0])}, {self.lit(a[2])}, out={out})"]
+        if fn is unary.Clamp:
+            return [f"{name} = clip({self.arg(a[0])}, {self.lit(a[1])}, {self.lit(a[2])}, "
+                    f"out={out})"]
+        if fn is unary.TanhGrad:        # g - g * y * y, in the engine's order
+            g, y = self.arg(a[0]), self.arg(a[1])
+            s = self._scratch(v, 0)
+            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {s})",
+                    f"{name} = subtract({g}, {s}, {out})"]
+        if fn is unary.SigmoidGrad:     # gy = g * y; gy - gy * y
+            g, y = self.arg(a[0]), self.arg(a[1])
+            s, t = self._scratch(v, 0), self._scratch(v, 1)
+            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {t})",
+                    f"{name} = subtract({s}, {t}, {out})"]
+        if fn in MATMUL:
+            return [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}, {out})"]
+        if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
+            op = "sum" if fn in (reduce.Sum, reduce.SumAll) else "mean"
+            return [f"{name} = {self.arg(a[0])}.{op}(axis={self.lit(a[1])}, "
+                    f"keepdims={self.lit(a[2])}, out={out})"]
+        if fn is shape.Clone:
+            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[0])})"]
+        if fn is inplace._Fill:
+            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
+        if fn is inplace._Copy:
+            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
+        raise AssertionError(f"no template for {node.kind}")
+
+    def _scratch(self, v, k):
+        key = f"_s{k}_{'x'.join(map(str, v.shape))}_{v.dtype.name}"
+        if key not in self.ns:
+            self.ns[key] = self.xp.empty(v.shape, v.dtype)
+        return key
+
+    def _view(self, fn, a, v):
+        x = self.arg(a[0])
+        op = _VIEWS[fn]
+        if op in ("reshape", "squeeze"):
+            return f"{x}.reshape({v.shape!r})"
+        if op == "swapaxes":
+            return f"swapaxes({x}, {a[1]}, {a[2]})"
+        if op == "permute":
+            return f"{x}.transpose({self.lit(tuple(a[1]))})"
+        if op == "expand":
+            return f"broadcast_to({x}, {v.shape!r})"
+        return f"expand_dims({x}, {a[1]})"
+
+    def _matmul_bias(self, node, name, out):
+        x, w, b = (self.arg(t) for t in node.args)
+        w = f"{w}.T" if node.meta["linear"] else w
+        lines = [f"{name} = matmul({x}, {w}, {out})", f"add({name}, {b}, {name})"]
+        if node.meta["relu"]:
+            lines.append(f"maximum({name}, 0, out={name})")
+        return lines
+
+    def _call(self, node):
+        key = f"_call{len([k for k in self.ns if k.startswith('_call')])}_{node.kind}"
+        self.ns[key] = forward_caller(node, self.device)
+        args = ", ".join(self.name(v) for v in input_order(node))
+        outs = [self.name(v) if v.kind == "Tensor" else "_" for v in node.outputs]
+        sides = node.meta.get("side", ())
+        if len(outs) == 1 and not sides:
+            return [f"{outs[0]} = {key}({args})"]
+        return [f"{', '.join(outs)}, = {key}({args})"]
+
+    # --- the program ------------------------------------------------------------------------
+    def build(self):
+        self._allocate()
+        params = [v for v in self.g.inputs]
+        head = [self.name(v) for v in params]
+        body, kernels, i = [], {}, 0
+        units = self.units
+        while i < len(units):
+            node, group = units[i]
+            if group is None:
+                body += self.emit(node)
+                i += 1
+                continue
+            members = group.blocks[0].nodes
+            kname = f"fused_{group.meta['group']}"
+            kernels[kname] = self._kernel(kname, group, members)
+            ins = ", ".join(self.name(v) for v in group.args)
+            outs = ", ".join(self.name(v) for v in group.outputs)
+            body.append(f"{outs}, = {kname}({ins})" if outs else f"{kname}({ins})")
+            i += len(members)
+        for p, v in self.g.stores:
+            if p not in self.store_done:
+                body.append(f"copyto({self.name(p)}, {self.name(v)})")
+        body.append("return (" + "".join(self._result(v) + ", " for v in self.g.outputs) + ")")
+        for c in self.g.constants:
+            self.ns[self.name(c)] = c.ref
+        defaults = self._defaults(body)
+        src = "\n".join([f"def program({', '.join(head + defaults)}):"] +
+                        ["    " + line for line in body])
+        for kname, ksrc in kernels.items():
+            exec(compile(ksrc, f"<labkit.jit {kname}>", "exec"), self.ns)
+        exec(compile(src, "<labkit.jit program>", "exec"), self.ns)
+        nbytes = sum(b.nbytes for b in self.buffers)
+        return Program(self.ns["program"], src, kernels, params, len(self.buffers), nbytes)
+
+    def _result(self, v):
+        """An output as the caller gets it: always an array no other call will write."""
+        if not isinstance(v, Value):
+            return repr(v)
+        node = v.node
+        fresh = node is not None and how(node) == "out" and self.dst.get(v) is None
+        return self.name(v) if fresh else f"{self.name(v)}.copy()"
+
+    def _kernel(self, kname, group, members):
+        lines = []
+        for m in members:
+            lines += self.emit(m)
+        ins = [self.name(v) for v in group.args]
+        outs = [self.name(v) for v in group.outputs]
+        body = lines + ["return (" + "".join(o + ", " for o in outs) + ")"]
+        defaults = self._defaults(body)
+        return "\n".join([f"def {kname}({', '.join(ins + defaults)}):"] +
+                         ["    " + line for line in body])
+
+    def _defaults(self, body):
+        """Namespace names the code uses, bound as default arguments (fast local lookups)."""
+        text = "\n".join(body)
+        used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+        return [f"{k}={k}" for k in sorted(used) if k in self.ns and k not in ("np",)]

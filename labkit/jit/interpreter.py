@@ -1,0 +1,107 @@
+"""Run a Graph on Tensors, one engine op per node: slow, but every op goes through
+Function.apply, so autograd records it and `loss.backward()` works through a traced or
+scripted function exactly as through the eager code (the same Functions run)."""
+import numpy as np
+
+from ..engine.grad_mode import no_grad
+from ..engine.tensor import Tensor
+from .ir import Raw, Value
+from .runtime import as_array, follow, forward_caller, input_order
+
+_make = Tensor._make
+
+
+class Env(dict):
+    """Value -> what it holds now (a Tensor, an array, or a Python value)."""
+
+    def tensor(self, v, device):
+        x = self[v]
+        if isinstance(x, np.ndarray):
+            x = _make(x, device)
+        return x
+
+    def arg(self, a, device):
+        if isinstance(a, Raw):
+            return as_array(self[a.value])
+        if isinstance(a, Value):
+            return self.tensor(a, device)
+        if isinstance(a, tuple):
+            return tuple(self.arg(x, device) for x in a)
+        if isinstance(a, list):
+            return [self.arg(x, device) for x in a]
+        return a
+
+
+def bind_inputs(graph, args, env=None):
+    env = Env() if env is None else env
+    args = list(args)
+    inputs = [v for v in graph.inputs if v.role == "input"]
+    if len(args) != len(inputs):
+        raise TypeError(f"{graph.name}: expected {len(inputs)} input(s) "
+                        f"({', '.join('%' + v.name for v in inputs)}), got {len(args)}.")
+    for v, a in zip(inputs, args):
+        env[v] = a
+    for v in graph.inputs:
+        if v.role == "param":
+            env[v] = v.ref
+    for v in graph.constants:
+        env[v] = v.ref
+    return env
+
+
+def run(graph, args, device=None):
+    """The graph's outputs for these inputs (a tuple), computed with engine ops."""
+    env = bind_inputs(graph, args)
+    device = device or _device_of(env)
+    run_nodes(graph.nodes, env, device)
+    if graph.stores:
+        with no_grad():
+            for p, v in graph.stores:
+                env[p].copy_(env.tensor(v, device))
+    return tuple(env.tensor(v, device) if isinstance(v, Value) and v.kind == "Tensor"
+                 else env[v] if isinstance(v, Value) else v for v in graph.outputs)
+
+
+def _device_of(env):
+    for x in env.values():
+        if isinstance(x, Tensor):
+            return x.device
+    from ..engine.device import cpu
+    return cpu
+
+
+def run_nodes(nodes, env, device):
+    for node in nodes:
+        handler = CONTROL.get(node.kind)
+        if handler is not None:
+            handler(node, env, device)
+            continue
+        fn = node.fn
+        if isinstance(fn, type):
+            out = fn.apply(*env.arg(node.args, device))
+        else:
+            out = fn(*env.arg(node.args, device))
+        outs = out if isinstance(out, tuple) else (out,)
+        sides = node.meta.get("side", ())
+        n = len(node.outputs) - len(sides)
+        for v, o in zip(node.outputs[:n], outs):
+            env[v] = o
+        if sides:
+            _side_products(node, env, device, outs[0])
+
+
+def _side_products(node, env, device, first):
+    """The arrays the op's forward kept for its backward, read from its node (or, when no
+    node was recorded, from a second forward on stand-ins)."""
+    n = len(node.outputs) - len(node.meta["side"])
+    fn = getattr(first, "grad_fn", None)
+    if fn is not None:
+        vals = [follow(fn, p, fn._to_save) for p in node.meta["side"]]
+    else:
+        arrays = [as_array(env[v]) for v in input_order(node)]
+        vals = forward_caller(node, device)(*arrays)[n:]
+    for v, a in zip(node.outputs[n:], vals):
+        env[v] = a
+
+
+CONTROL = {}   # kind -> handler(node, env, device), filled in by control.py

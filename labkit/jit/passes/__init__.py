@@ -1,0 +1,21 @@
+"""Graph passes: each takes a Graph, changes it in place, and returns it.
+
+A static graph is optimised once, before it runs many times: that is what it buys over
+define-by-run, where every iteration sees only the op at hand.
+"""
+from .cse import common_subexpressions
+from .dce import dead_code
+from .fold import fold_constants
+from .fuse import fuse_elementwise, fuse_matmul
+
+PIPELINE = (fold_constants, common_subexpressions, dead_code, fuse_matmul, fuse_elementwise)
+
+
+def optimize(graph, passes=PIPELINE):
+    for p in passes:
+        p(graph)
+    return graph
+
+
+__all__ = ["dead_code", "common_subexpressions", "fold_constants", "fuse_elementwise",
+           "fuse_matmul", "optimize", "PIPELINE"]

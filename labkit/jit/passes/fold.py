@@ -1,0 +1,41 @@
+"""Constant folding: an op whose inputs are all constants is computed once, now, and its
+result becomes a constant (the backward's ones, the 2 in d(x**2), a transposed constant).
+Also two algebraic no-ops a backward often makes: x ** 1 and x * 1 are x."""
+from ...engine.device import device_of_array
+from ...engine.ops import arithmetic
+from ..ir import Value
+from ..runtime import forward_caller, input_order
+from .uses import replace_uses
+
+
+def fold_constants(graph):
+    for node in list(graph.nodes):
+        if node.blocks or not isinstance(node.fn, type) or node.meta.get("effect"):
+            continue
+        ins = input_order(node)
+        if ins and all(v.role == "constant" for v in ins) and _tensors_out(node):
+            arrays = [v.ref for v in ins]
+            out = forward_caller(node, device_of_array(arrays[0]))(*arrays)
+            outs = out if isinstance(out, tuple) else (out,)
+            for v, a in zip(node.outputs, outs):
+                replace_uses(graph, v, graph.add_constant(a))
+            graph.nodes.remove(node)
+        elif _identity(node):
+            replace_uses(graph, node.outputs[0], node.args[0])
+            graph.nodes.remove(node)
+    return graph
+
+
+def _tensors_out(node):
+    return all(v.kind == "Tensor" for v in node.outputs)
+
+
+def _identity(node):
+    """x ** 1 or x * 1 (same shape and dtype out as in)."""
+    if node.fn not in (arithmetic.Pow, arithmetic.Mul) or len(node.args) != 2:
+        return False
+    x, k = node.args
+    if not isinstance(x, Value) or type(k) not in (int, float) or k != 1:
+        return False
+    out = node.outputs[0]
+    return out.shape == x.shape and out.dtype == x.dtype

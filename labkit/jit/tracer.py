@@ -1,0 +1,287 @@
+"""The tracer: run a function once with `mode.tracer` set and write every op into a Graph.
+
+The engine calls `record(cls, args, result)` after each Function call and `escape(t, what)`
+when a tensor leaves for Python (.item(), bool(), .tolist(), .numpy()). In-place ops report
+`record(cls, (x, *args), x)`: x now holds cls(x_old, *args). The backward engine is watched
+through its observer list, so a `loss.backward()` inside the traced function is recorded too:
+its formulas are tensor ops like any other, and each leaf's new `.grad` is bound to its value.
+
+A tensor is found by, in order: the node that made it (views and in-place results), the tensor
+object, its array. A tensor never seen before is captured: by reference (read at every call)
+when it requires grad, is a known parameter, or is written in place; otherwise as a constant
+frozen at trace time. An array a forward kept for its backward (in ctx or save_for_backward)
+becomes an extra output of the forward's node when the backward uses it.
+"""
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from ..engine import autograd
+from ..engine.function import AccumulateGrad
+from ..engine.grad_mode import mode
+from ..engine.ops.arithmetic import Add
+from ..engine.ops.convert import ToCopy
+from ..engine.tensor import Tensor
+from .ir import Graph, Raw
+from .ops import kind_of
+
+_LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NODE_FIELDS = {"_edges", "needs_input_grad", "_device", "_saved", "_seq", "_out_shapes",
+                "_out_dtypes", "_non_diff", "_to_mark", "_trace", "_hooks", "_freed",
+                "_materialize", "variable"}
+
+
+class TracerWarning(UserWarning):
+    """The trace froze something that may differ on other inputs (a value or a branch)."""
+
+
+def user_stacklevel():
+    """The warnings stacklevel of the first frame outside labkit (where the user's line is)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LABKIT):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class Tracer:
+    """Builds `graph` from the ops it is told about. `strict` (compile) makes escapes errors."""
+
+    def __init__(self, graph=None, params=None, strict=False, freeze_constants=True,
+                 names=None):
+        self.graph = graph if graph is not None else Graph()
+        self.strict = strict
+        self.freeze = freeze_constants   # copy constants (trace) or keep a guarded reference
+        self.param_names = params or {}  # id(tensor) -> name, for parameters known up front
+        self.names = names or {}         # id(tensor) -> a name to print it with
+        self._t = {}      # id(tensor) -> [tensor, value, version]
+        self._a = {}      # id(array) -> (array, value)
+        self._n = {}      # (id(node), output index) -> (node, value)
+        self._side = {}   # id(array) -> (array, graph node, path): kept by a forward for later
+        self._pending = []
+        self.external = {}   # id(tensor) -> (tensor, input value): captured tensors
+        self.mutated = {}    # id(tensor) -> tensor: captured tensors written in place
+        self.grad_events = {}  # id(leaf) -> (leaf, .grad when backward reached it first)
+        self.backward_seen = False
+        self.escapes = []
+
+    # --- installing ---------------------------------------------------------------------
+    def __enter__(self):
+        if mode.tracer is not None:
+            raise RuntimeError("labkit.jit: already tracing; a traced function cannot itself "
+                               "be traced or compiled while another trace runs.")
+        mode.tracer = self
+        autograd.observers.append(self._on_backward_node)
+        return self
+
+    def __exit__(self, *exc):
+        mode.tracer = None
+        autograd.observers.remove(self._on_backward_node)
+        self._flush()
+        return False
+
+    # --- what the engine calls ------------------------------------------------------------
+    def record(self, cls, args, result):
+        self._flush()
+        inplace = isinstance(result, Tensor) and bool(args) and result is args[0]
+        if inplace:
+            x = args[0]
+            before = self.value_of(x, check=False)
+            a = (before,) + self._convert(args[1:])
+            if a[1:] == (before,):        # x := copy of itself (a recorded in-place op)
+                self.bind(x, before)
+                self._wrote(x)
+                return None
+        else:
+            a = self._convert(args)
+        outs = result if isinstance(result, tuple) else (result,)
+        values = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                v = self.graph.new_value(o.data.shape, o.data.dtype)
+                v.requires_grad = o._rg
+            else:
+                v = self.graph.new_value(kind="None")
+            values.append(v)
+        node = self.graph.add_node(kind_of(cls), cls, a, values,
+                                   meta={"tuple": isinstance(result, tuple)})
+        for o, v in zip(outs, values):
+            if not isinstance(o, Tensor):
+                continue
+            fn = o.grad_fn
+            fresh = fn is not None and (id(fn), o._out_idx) not in self._n
+            self.bind(o, v)
+            if fresh:
+                self._n[(id(fn), o._out_idx)] = (fn, v)
+                if o._out_idx == 0:
+                    self._keep_side_products(fn, node)
+        if inplace:
+            self._wrote(args[0])
+        return node
+
+    def escape(self, tensor, what):
+        self._flush()
+        msg = (f"{what} turns a tensor into a Python value while tracing. The trace records "
+               "the value it has now as a constant, and any Python `if` or loop that uses it "
+               "takes the same path on every call, whatever the inputs.")
+        if self.strict:
+            raise RuntimeError(
+                f"labkit.jit.compile: {msg} compile refuses to freeze it. Return the tensor and "
+                f"call {what} outside the compiled function, or use labkit.where(...) for a "
+                "choice that depends on values.")
+        self.escapes.append(what)
+        warnings.warn(f"{msg} The traced function may be wrong for other inputs. Use "
+                      "labkit.where(...) or labkit.jit.script for choices that depend on values.",
+                      TracerWarning, stacklevel=user_stacklevel())
+
+    # --- finding the value of a tensor or array ----------------------------------------------
+    def bind(self, t, v):
+        self._t[id(t)] = [t, v, t._version]
+        self._a[id(t.data)] = (t.data, v)
+
+    def value_of(self, t, check=True, by_reference=False):
+        fn = t.grad_fn
+        if fn is not None:
+            hit = self._n.get((id(fn), t._out_idx))
+            if hit is not None:
+                return hit[1]
+        hit = self._t.get(id(t))
+        if hit is not None:
+            if check and hit[2] != t._version:
+                raise RuntimeError(
+                    f"labkit.jit: a tensor of shape {tuple(t.shape)} was changed in place in a "
+                    "way the tracer could not see (through .data, a view, or numpy). The "
+                    "trace would replay the old value. Change it with labkit ops on the tensor "
+                    "itself, or out of place (x = x + 1).")
+            return hit[1]
+        hit = self._a.get(id(t.data))
+        if hit is not None:
+            self._t[id(t)] = [t, hit[1], t._version]
+            return hit[1]
+        if id(t.data) in self._side:
+            v = self._side_value(t.data)
+            self._t[id(t)] = [t, v, t._version]
+            return v
+        return self._capture(t, by_reference)
+
+    def _capture(self, t, by_reference):
+        """A tensor from outside the trace: a parameter (by reference) or a constant."""
+        name = self.param_names.get(id(t))
+        if by_reference or t._rg or name is not None:
+            name = name or self.names.get(id(t), "p")
+            v = self.graph.add_input(name, t.data.shape, t.data.dtype, role="param", ref=t)
+            v.requires_grad = t._rg
+        else:
+            data = t.data.copy() if self.freeze else t.data
+            v = self.graph.add_constant(data, source=None if self.freeze else t,
+                                        name=self.names.get(id(t)))
+        self.external[id(t)] = (t, v)
+        self.bind(t, v)
+        return v
+
+    def array_value(self, arr):
+        hit = self._a.get(id(arr))
+        if hit is not None:
+            return hit[1]
+        if id(arr) in self._side:
+            return self._side_value(arr)
+        v = self.graph.add_constant(arr)
+        self._a[id(arr)] = (arr, v)
+        return v
+
+    def _convert(self, args):
+        out = []
+        for a in args:
+            if isinstance(a, Tensor):
+                out.append(self.value_of(a))
+            elif isinstance(a, np.ndarray):
+                out.append(Raw(self.array_value(a)))
+            elif isinstance(a, tuple):
+                out.append(self._convert(a))
+            elif isinstance(a, list):
+                out.append(list(self._convert(a)))
+            else:
+                out.append(a)
+        return tuple(out)
+
+    # --- arrays a forward keeps for its backward -----------------------------------------------
+    def _keep_side_products(self, fn, node):
+        for name, val in vars(fn).items():
+            if name in _NODE_FIELDS:
+                continue
+            root = ("saved",) if name == "_to_save" else ("attr", name)
+            self._find_arrays(val, root, node)
+
+    def _find_arrays(self, val, path, node):
+        if isinstance(val, np.ndarray):
+            if id(val) not in self._a and id(val) not in self._side:
+                self._side[id(val)] = (val, node, path)
+        elif isinstance(val, (tuple, list)):
+            for i, item in enumerate(val):
+                self._find_arrays(item, path + (i,), node)
+
+    def _side_value(self, arr):
+        _, node, path = self._side.pop(id(arr))
+        v = self.graph.new_value(arr.shape, arr.dtype)
+        v.node = node
+        node.outputs.append(v)
+        node.meta.setdefault("side", []).append(path)
+        self._a[id(arr)] = (arr, v)
+        return v
+
+    # --- in-place writes and gradients -----------------------------------------------------
+    def _wrote(self, t):
+        """t now holds the last node's output; a captured tensor becomes state to write back."""
+        ext = self.external.get(id(t))
+        if ext is None:
+            return
+        if t._base is not None:
+            raise RuntimeError(
+                f"labkit.jit: an in-place change of a view of a captured tensor (shape "
+                f"{tuple(t.shape)}) cannot be replayed faithfully. Change the tensor itself, "
+                "or work on a copy (.clone()).")
+        v = ext[1]
+        if v.role == "constant":   # a constant written in place is state after all
+            self.graph.promote(v, ref=t)
+        self.mutated[id(t)] = t
+
+    def _on_backward_node(self, node, grads):
+        self.backward_seen = True
+        self._flush()
+        if type(node) is AccumulateGrad:
+            leaf = node.variable
+            g = grads[0]
+            before = leaf.grad
+            self._pending.append((leaf, before, None if before is None else before._version, g))
+            self.grad_events.setdefault(id(leaf), (leaf, before))
+
+    def _flush(self):
+        """Bind the .grad each pending AccumulateGrad left (the engine sets it after telling
+        its observers, so this runs at the next event)."""
+        pending, self._pending = self._pending, []
+        for leaf, before, version, g in pending:
+            now = leaf.grad
+            if now is before and (now is None or now._version == version):
+                continue          # autograd.grad(): nothing was accumulated
+            gv = self.value_of(g)
+            if now is before:     # added in place into the grad that was there
+                if id(now) not in self._t:
+                    self._capture(now, by_reference=True)
+                old = self.value_of(now, check=False)
+                if old.role == "constant":
+                    self.graph.promote(old, ref=now)
+                out = self.graph.new_value(now.data.shape, now.data.dtype)
+                self.graph.add_node("add", Add, (old, gv), [out], meta={"tuple": False})
+                self.bind(now, out)
+                self._wrote(now)
+            elif id(now) not in self._t and id(now.data) not in self._a:
+                if now.data.dtype != gv.dtype:
+                    cast = self.graph.new_value(now.data.shape, now.data.dtype)
+                    self.graph.add_node("to", ToCopy, (gv, now.data.dtype, now.device), [cast],
+                                        meta={"tuple": False})
+                    gv = cast
+                self.bind(now, gv)
+            elif id(now) not in self._t:
+                self.value_of(now)
+
