@@ -36,8 +36,9 @@ class DataLoader:
     drop_last          drop the last, incomplete batch
     timeout            seconds to wait for a worker's batch before raising (0: no limit)
     worker_init_fn     called as fn(worker_id) in each worker, after seeding
-    multiprocessing_context  'fork', 'spawn', 'forkserver' or a context; default fork on
-                       Linux (the dataset is inherited, not pickled), spawn elsewhere
+    multiprocessing_context  'fork', 'spawn', 'forkserver' or a context; default fork where
+                       the platform has it (the dataset is inherited, not pickled, so one
+                       defined in a notebook works), else spawn
     generator          labkit.Generator for the shuffle order and the workers' seeds
     prefetch_factor    batches each worker keeps ready (default 2)
     persistent_workers keep the workers alive between epochs

@@ -28,11 +28,10 @@ _JOIN_S = 1.0      # how long stopping waits for workers to exit before terminat
 
 
 def _context(spec):
-    """fork on Linux: workers inherit the dataset, even one defined in a notebook cell, with
-    nothing pickled. spawn elsewhere: Windows has no fork, and on macOS fork is unsafe with
-    the system's libraries."""
+    """fork where the platform has it (Linux, macOS): workers inherit the dataset, even one
+    defined in a notebook cell, with nothing pickled. spawn elsewhere (Windows)."""
     if spec is None:
-        spec = "fork" if sys.platform.startswith("linux") else "spawn"
+        spec = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     if isinstance(spec, str):
         try:
             return multiprocessing.get_context(spec)
@@ -78,7 +77,7 @@ def _check_picklable(parts, method):
                 "functions), or use num_workers=0.") from None
 
 
-def _death(w, p):
+def _death(w, p, method):
     p.join(0.1)
     code = p.exitcode
     if code is not None and code < 0:
@@ -87,8 +86,11 @@ def _death(w, p):
             how += " (often the out-of-memory killer: lower batch_size or num_workers)"
     else:
         how = f"exited unexpectedly with exit code {code}"
+    hint = (" On macOS a forked worker can crash inside system libraries (e.g. Accelerate): "
+            "try multiprocessing_context='spawn', with the dataset in a .py file."
+            if sys.platform == "darwin" and method == "fork" else "")
     return (f"DataLoader worker {w} (pid {p.pid}) {how}, so its batch was lost. Run with "
-            "num_workers=0 to see the failure in the main process.")
+            f"num_workers=0 to see the failure in the main process.{hint}")
 
 
 class MultiProcessIter:
@@ -97,7 +99,7 @@ class MultiProcessIter:
     def __init__(self, loader):
         ctx = _context(loader.multiprocessing_context)
         fetch_args = loader._fetch_args()
-        method = ctx.get_start_method()
+        self._method = method = ctx.get_start_method()
         if method != "fork":
             _check_picklable((("the dataset", fetch_args[0]), ("collate_fn", fetch_args[4]),
                               ("worker_init_fn", loader.worker_init_fn)), method)
@@ -192,7 +194,7 @@ class MultiProcessIter:
                     return data
                 continue                  # from an abandoned epoch (persistent workers)
             if ready:
-                raise RuntimeError(_death(w, p))
+                raise RuntimeError(_death(w, p, self._method))
             raise RuntimeError(
                 f"DataLoader timed out after {self._timeout} s waiting for batch "
                 f"{self._received} from worker {w} (pid {p.pid}), which is still running: "
