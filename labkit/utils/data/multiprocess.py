@@ -25,6 +25,7 @@ from .pin_memory import pin_memory
 from .worker import ExceptionWrapper, IterableEnd, worker_loop
 
 _JOIN_S = 1.0      # how long stopping waits for workers to exit before terminating them
+_NO_MORE = object()  # the sampler has no more batches this epoch
 
 
 def _context(spec):
@@ -141,8 +142,8 @@ class MultiProcessIter:
     def _send_task(self):
         if not any(self._active):
             return
-        indices = next(self._tasks, IterableEnd)
-        if indices is IterableEnd:
+        indices = next(self._tasks, _NO_MORE)
+        if indices is _NO_MORE:
             return
         w = next(w for w in self._turn if self._active[w])
         # Pickled here, so that a sampler's unpicklable output fails loudly in this process.
