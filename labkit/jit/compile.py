@@ -79,17 +79,17 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if not self.enabled or mode.tracer is not None:
             return self.fn(*args, **kwargs)
-        key = signature(args, kwargs, self.fn)
+        key, flat = signature(args, kwargs, self.fn)
         entry = self._cache.get(key)
         if entry is not None and entry.valid():
             self.last = entry
-            return entry.run(args, kwargs)
-        entry, result = self._trace(args, kwargs)
+            return entry.run(flat)
+        entry, result = self._trace(args, kwargs, flat)
         self._cache[key] = entry
         self.last = entry
         return result
 
-    def _trace(self, args, kwargs):
+    def _trace(self, args, kwargs, flat):
         self.traces += 1
         t0 = time.perf_counter()
         leaves, optimizers, names = reachable_state(self.fn, args)
@@ -98,7 +98,6 @@ class CompiledFunction:
         graph = Graph(getattr(self.fn, "__name__", type(self.fn).__name__))
         tracer = Tracer(graph, params=self.params, strict=True, freeze_constants=False,
                         names=names)
-        flat = tensor_args(args, kwargs)
         for i, t in enumerate(flat):
             v = graph.add_input(f"x{i}" if len(flat) > 1 else "x", t.data.shape, t.data.dtype)
             v.requires_grad = t._rg
@@ -154,8 +153,7 @@ class Entry:
                 return False
         return all(hyperparameters(o) == h for o, h in self.hyper)
 
-    def run(self, args, kwargs):
-        flat = tensor_args(args, kwargs)
+    def run(self, flat):
         if self.program is None:
             res = interpreter.run(self.graph, flat)
         else:
@@ -184,17 +182,41 @@ def _device(graph):
 
 
 def signature(args, kwargs, fn):
-    """What a cached program depends on: tensors' shape/dtype/device/requires_grad, Python
-    values, grad mode (and a module's train/eval mode)."""
+    """(key, tensors): what a cached program depends on (tensors' shape, dtype, device and
+    requires_grad; Python values; grad mode; a module's train/eval mode), and the tensor
+    arguments in order. One pass: it runs before every call."""
     key = [mode.enabled, getattr(fn, "training", None)]
-    for a in _leaves_of((args, kwargs)):
-        if isinstance(a, Tensor):
-            key.append((a.data.shape, a.data.dtype.str, a.device, a._rg))
-        elif a is None or isinstance(a, (bool, int, float, str)):
-            key.append((type(a).__name__, a))
-        else:
-            key.append(("object", id(a)))
-    return tuple(key)
+    tensors = []
+    for a in args:
+        _add(a, key, tensors)
+    if kwargs:
+        for k in sorted(kwargs):
+            key.append(k)
+            _add(kwargs[k], key, tensors)
+    return tuple(key), tensors
+
+
+_SCALARS = (int, float, bool, str, type(None))
+
+
+def _add(a, key, tensors):
+    t = type(a)
+    if t is Tensor or isinstance(a, Tensor):
+        d = a.data
+        key.append((d.shape, d.dtype.str, id(a.device), a._rg))
+        tensors.append(a)
+    elif t in _SCALARS:
+        key.append((t, a))
+    elif t is tuple or t is list:
+        key.append(t)
+        for x in a:
+            _add(x, key, tensors)
+    elif t is dict:
+        for k in sorted(a, key=str):
+            key.append(k)
+            _add(a[k], key, tensors)
+    else:
+        key.append(("object", id(a)))
 
 
 def _leaves_of(obj):
@@ -203,14 +225,9 @@ def _leaves_of(obj):
             yield from _leaves_of(o)
     elif isinstance(obj, dict):
         for k in sorted(obj, key=str):
-            yield k
             yield from _leaves_of(obj[k])
     else:
         yield obj
-
-
-def tensor_args(args, kwargs):
-    return [a for a in _leaves_of((args, kwargs)) if isinstance(a, Tensor)]
 
 
 def _flatten(result, tracer):

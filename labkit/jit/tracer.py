@@ -233,14 +233,16 @@ class Tracer:
     # --- in-place writes and gradients -----------------------------------------------------
     def _wrote(self, t):
         """t now holds the last node's output; a captured tensor becomes state to write back."""
+        base = t._base
+        if base is not None and (id(base) in self.external or id(t) in self.external):
+            raise RuntimeError(
+                f"labkit.jit: an in-place change of a view of a captured tensor (shape "
+                f"{tuple(base.shape)}) cannot be replayed faithfully. Change the tensor itself "
+                "(e.g. with an index: x[0] = x[0] + 1 is x.index_put), or work on a copy "
+                "(.clone()).")
         ext = self.external.get(id(t))
         if ext is None:
             return
-        if t._base is not None:
-            raise RuntimeError(
-                f"labkit.jit: an in-place change of a view of a captured tensor (shape "
-                f"{tuple(t.shape)}) cannot be replayed faithfully. Change the tensor itself, "
-                "or work on a copy (.clone()).")
         v = ext[1]
         if v.role == "constant":   # a constant written in place is state after all
             self.graph.promote(v, ref=t)
