@@ -118,6 +118,7 @@ def test_index_batches_draw_the_same_order_as_iteration():
     (lambda: BatchSampler(SequentialSampler(DATA), -2, False), "batch_size=-2"),
     (lambda: BatchSampler(SequentialSampler(DATA), 2, "no"), "drop_last"),
     (lambda: RandomSampler([]), "empty"),
+    (lambda: RandomSampler([], num_samples=5), "empty"),
     (lambda: RandomSampler(DATA, num_samples=0), "num_samples=0"),
     (lambda: RandomSampler(DATA, generator=np.random.default_rng()), "labkit.Generator"),
 ])

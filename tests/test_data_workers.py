@@ -329,3 +329,15 @@ def test_graph_tensors_cannot_cross_processes(no_leaks):
             return w * i
     with pytest.raises(RuntimeError, match="autograd graph.*detach"):
         list(DataLoader(WithGraph(), batch_size=2, num_workers=1))
+
+
+def test_unpicklable_batch_is_reported_not_dropped(no_leaks):
+    class Lambdas(Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return lambda: i               # a worker cannot send this back
+    loader = DataLoader(Lambdas(), batch_size=2, num_workers=1, collate_fn=list, timeout=30)
+    with pytest.raises(Exception, match="(?s)sending the batch back.*pickle"):
+        list(loader)

@@ -76,7 +76,7 @@ class RandomSampler(_EpochSampler):
         _check_generator(generator, "RandomSampler")
         self.data_source, self.replacement, self.generator = data_source, replacement, generator
         self._num_samples = num_samples
-        if num_samples is None and len(data_source) == 0:
+        if len(data_source) == 0:
             raise ValueError("RandomSampler: the dataset is empty (len 0), so there is nothing "
                              "to sample. Check how the dataset was built.")
         _positive_int(self.num_samples, "num_samples", "RandomSampler")
