@@ -7,8 +7,9 @@ replay it fast (compile); save it and run it without the code that built it (sav
 """
 from .compile import CompiledFunction, compile
 from .ir import Graph, Node, Value
+from .script import ScriptError, ScriptFunction, script
 from .trace import TracedFunction, trace
 from .tracer import TracerWarning
 
-__all__ = ["trace", "compile", "TracedFunction", "CompiledFunction", "TracerWarning",
-           "Graph", "Node", "Value"]
+__all__ = ["trace", "script", "compile", "TracedFunction", "ScriptFunction",
+           "CompiledFunction", "TracerWarning", "ScriptError", "Graph", "Node", "Value"]

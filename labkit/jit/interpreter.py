@@ -79,8 +79,13 @@ def run_nodes(nodes, env, device):
         fn = node.fn
         if isinstance(fn, type):
             out = fn.apply(*env.arg(node.args, device))
+        elif node.blocks:               # a fused group: its members, one by one
+            run_nodes(node.blocks[0].nodes, env, device)
+            continue
         else:
-            out = fn(*env.arg(node.args, device))
+            kw = node.meta.get("kw")
+            kw = {k: env.arg(v, device) for k, v in kw.items()} if kw else {}
+            out = fn(*env.arg(node.args, device), **kw)
         outs = out if isinstance(out, tuple) else (out,)
         sides = node.meta.get("side", ())
         n = len(node.outputs) - len(sides)
@@ -104,4 +109,27 @@ def _side_products(node, env, device, first):
         env[v] = a
 
 
-CONTROL = {}   # kind -> handler(node, env, device), filled in by control.py
+def _if(node, env, device):
+    """Run the branch the condition picks (a tensor condition is read with bool())."""
+    cond = env.arg(node.args[0], device)
+    block = node.blocks[0] if cond else node.blocks[1]
+    run_nodes(block.nodes, env, device)
+    for v, o in zip(node.outputs, block.outputs):
+        env[v] = env.arg(o, device) if isinstance(o, Value) else o
+
+
+def _loop(node, env, device):
+    """for i in range(start, stop, step): the body's outputs feed its inputs next turn."""
+    start, stop, step, *carried = env.arg(node.args, device)
+    body = node.blocks[0]
+    for i in range(int(start), int(stop), int(step)):
+        env[body.inputs[0]] = i
+        for v, c in zip(body.inputs[1:], carried):
+            env[v] = c
+        run_nodes(body.nodes, env, device)
+        carried = [env.arg(o, device) if isinstance(o, Value) else o for o in body.outputs]
+    for v, c in zip(node.outputs, carried):
+        env[v] = c
+
+
+CONTROL = {"If": _if, "Loop": _loop}

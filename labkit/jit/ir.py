@@ -270,7 +270,7 @@ def _py_arg(a):
     return _fmt(a)
 
 
-def _py_body(graph, indent):
+def _py_body(graph, indent, block=False):
     lines = []
     for v in graph.inputs:
         if v.role == "param":
@@ -282,11 +282,11 @@ def _py_body(graph, indent):
         args = node.args if isinstance(node.args, tuple) else (node.args,)
         call = f"{node.kind}({', '.join(_py_arg(a) for a in args)})"
         lines.append(f"{indent}{outs} = {call}" if outs else indent + call)
-        for i, block in enumerate(node.blocks):
-            lines.append(f"{indent}# {node.kind} block {block.name}:")
-            lines += _py_body(block, indent + "    ")
+        for b in node.blocks:
+            lines.append(f"{indent}# {node.kind} block {b.name}:")
+            lines += _py_body(b, indent + "    ", block=True)
     for p, v in graph.stores:
         lines.append(f"{indent}{_py_arg(p)}.copy_({_py_arg(v)})")
     outs = ", ".join(_py_arg(v) if isinstance(v, Value) else repr(v) for v in graph.outputs)
-    lines.append(f"{indent}return {outs}")
+    lines.append(f"{indent}# -> {outs}" if block else f"{indent}return {outs}")
     return lines
