@@ -8,8 +8,10 @@ replay it fast (compile); save it and run it without the code that built it (sav
 from .compile import CompiledFunction, compile
 from .ir import Graph, Node, Value
 from .script import ScriptError, ScriptFunction, script
+from .serialize import LoadedFunction, load, save
 from .trace import TracedFunction, trace
 from .tracer import TracerWarning
 
 __all__ = ["trace", "script", "compile", "TracedFunction", "ScriptFunction",
-           "CompiledFunction", "TracerWarning", "ScriptError", "Graph", "Node", "Value"]
+           "CompiledFunction", "LoadedFunction", "TracerWarning", "ScriptError", "save", "load",
+           "Graph", "Node", "Value"]

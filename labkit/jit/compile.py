@@ -70,6 +70,11 @@ class CompiledFunction:
     def signatures(self):
         return list(self._cache)
 
+    def save(self, path):
+        """Save the latest traced graph (optimised, with its weights)."""
+        from .serialize import save
+        save(self._latest().graph, path)
+
     def _latest(self):
         if self.last is None:
             raise RuntimeError("compile: nothing is compiled yet; call the function once.")

@@ -46,11 +46,21 @@ class ScriptError(SyntaxError):
 
 
 def _method(name):
+    """x.name(*args) as a function of x (a tensor method call in the graph)."""
     def call(obj, *args, **kwargs):
         return getattr(obj, name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
     call.method = name
     return call
+
+
+def _attr(name):
+    """x.name (x.shape, x.T ...) as a function of x."""
+    def get(obj):
+        return getattr(obj, name)
+    get.__name__ = get.__qualname__ = name
+    get.attr = name
+    return get
 
 
 class _Compiler:
@@ -225,13 +235,14 @@ class _Compiler:
         bounds += [1] * (3 - len(bounds))
         body = self.sub("body")
         benv = dict(env)
-        index = body.new_value(name=s.target.id + "_i", kind="int")
+        n = next(self.graph._ids)
+        index = body.new_value(name=f"{s.target.id}.{n}", kind="int")
         benv[s.target.id] = index
         probe = dict(benv)
         self.block(s.body, probe, Graph("probe"))    # which variables the body changes
         carried = [k for k in probe if k in env and probe[k] is not env[k]]
         for k in carried:
-            benv[k] = body.new_value(name=f"{k}_in", kind=_kind(env[k]))
+            benv[k] = body.new_value(name=f"{k}.{n}", kind=_kind(env[k]))
         body.inputs = [index] + [benv[k] for k in carried]
         self.block(s.body, benv, body)
         body.outputs = [benv[k] for k in carried]
@@ -277,7 +288,7 @@ class _Compiler:
             if base is None:
                 return self.self_attr(e, env, g)
             if isinstance(base, Value):
-                return self.node(g, e.attr, operator.attrgetter(e.attr), (base,))
+                return self.node(g, e.attr, _attr(e.attr), (base,))
             return getattr(base, e.attr)
         if isinstance(e, ast.Subscript):
             index = self.expr(e.slice, env, g) if not isinstance(e.slice, ast.Slice) else \
@@ -326,11 +337,14 @@ class _Compiler:
                                                          for a in e.args):
             raise self.error(e, "*args or **kwargs in a call", "pass each argument by name")
         f = e.func
+        path = None
         if isinstance(f, ast.Attribute) and not _is_self(f.value, env):
             target = self.expr(f.value, env, g)
             if isinstance(target, Value):                     # a tensor method
                 return self.node(g, f.attr, _method(f.attr), [target] + args, kw)
             fn = getattr(target, f.attr, None)
+            if inspect.ismodule(target):
+                path = f"{target.__name__}.{f.attr}"
         elif isinstance(f, ast.Attribute):                    # self.something(...)
             fn = self.self_attr(f, env, g)
             if hasattr(fn, "parameters"):
@@ -339,6 +353,7 @@ class _Compiler:
             fn = self.load(f, env, g)
             if fn in _SCALARS.values():
                 return self.node(g, fn.__name__, fn, args, kw)
+            path = _global_path(self.globals, f.id, fn)
         else:
             raise self.unsupported(e)
         module = getattr(fn, "__module__", "") or ""
@@ -346,7 +361,17 @@ class _Compiler:
             raise self.error(e, f"calling {ast.unparse(f)} (not a labkit function)",
                              "call labkit functions (labkit.relu, F.linear ...), tensor "
                              "methods or submodules; do other work outside")
-        return self.node(g, getattr(fn, "__name__", "call"), fn, args, kw)
+        out = self.node(g, getattr(fn, "__name__", "call"), fn, args, kw)
+        out.node.meta["path"] = path          # how to find fn again (jit.load)
+        return out
+
+
+def _global_path(namespace, name, fn):
+    """'labkit.nn.functional.relu' for a function imported by name, if it can be found so."""
+    module = getattr(fn, "__module__", None)
+    if module and getattr(__import__(module, fromlist=["_"]), name, None) is fn:
+        return f"{module}.{name}"
+    return None
 
 
 def _is_docstring(s):
