@@ -5,8 +5,6 @@ its call overhead: the program is straight-line numpy calls writing into buffers
 """
 import time
 
-import numpy as np
-
 import labkit
 from labkit import jit
 from timing import compare, report

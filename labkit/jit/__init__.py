@@ -4,14 +4,16 @@ replay it fast (compile); save it and run it without the code that built it (sav
     traced = labkit.jit.trace(model, example)      # run once, record the ops
     scripted = labkit.jit.script(fn)                # read the source: if/for become graph nodes
     step = labkit.jit.compile(train_step)           # trace per input signature, then replay
+    g = labkit.jit.define()                         # TF1 style: placeholders, then g.run(feed)
 """
 from .compile import CompiledFunction, compile
+from .define import DefinedGraph, define
 from .ir import Graph, Node, Value
 from .script import ScriptError, ScriptFunction, script
 from .serialize import LoadedFunction, load, save
 from .trace import TracedFunction, trace
 from .tracer import TracerWarning
 
-__all__ = ["trace", "script", "compile", "TracedFunction", "ScriptFunction",
-           "CompiledFunction", "LoadedFunction", "TracerWarning", "ScriptError", "save", "load",
-           "Graph", "Node", "Value"]
+__all__ = ["trace", "script", "compile", "define", "save", "load", "TracedFunction",
+           "ScriptFunction", "CompiledFunction", "LoadedFunction", "DefinedGraph", "TracerWarning",
+           "ScriptError", "Graph", "Node", "Value"]

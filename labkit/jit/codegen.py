@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
 from .ir import Raw, Value
-from .ops import LINEAR, MATMUL, POW_FAST, UFUNCS
+from .ops import MATMUL, POW_FAST, UFUNCS
 from .runtime import forward_caller, input_order
 
 INF = float("inf")

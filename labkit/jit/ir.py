@@ -40,9 +40,8 @@ class Value:
         if self.dtype is None:
             return "Tensor"
         name = _DTYPES.get(self.dtype.name, self.dtype.name)
-        dims = ", ".join(str(s) for s in self.shape)
-        rg = ", requires_grad=1" if self.requires_grad else ""
-        return f"{name}({dims}{rg})"
+        parts = [str(s) for s in self.shape] + (["requires_grad=1"] if self.requires_grad else [])
+        return f"{name}({', '.join(parts)})"
 
     def __repr__(self):
         return f"%{self.name}"

@@ -91,7 +91,8 @@ class _Compiler:
         line = getattr(node, "lineno", 1)
         text = self.source_lines[line - 1].rstrip() if line <= len(self.source_lines) else ""
         return ScriptError(f"{self.fn.__qualname__}, line {self.first + line - 1}: {what} is "
-                           f"not supported by labkit.jit.script. Instead: {fix}.\n    {text.strip()}")
+                           f"not supported by labkit.jit.script. Instead: {fix}.\n"
+                           f"    {text.strip()}")
 
     def unsupported(self, node):
         advice = _ADVICE.get(type(node))

@@ -11,6 +11,7 @@ import inspect
 from ..engine.tensor import Tensor
 from . import interpreter, passes
 from .ir import Graph, python_code
+from .state import reachable_state
 from .tracer import Tracer
 
 
@@ -56,7 +57,8 @@ def flatten_output(out, tracer):
 def record(fn, inputs, params=None, strict=False, freeze=True, name="graph"):
     """Run fn(*inputs) under a tracer: (graph, eager output, tracer)."""
     graph = Graph(name)
-    tracer = Tracer(graph, params=params, strict=strict, freeze_constants=freeze)
+    tracer = Tracer(graph, params=params, strict=strict, freeze_constants=freeze,
+                    names=reachable_state(fn, ())[2])
     target = getattr(fn, "forward", fn)
     for t, n in zip(inputs, _arg_names(target, len(inputs))):
         if not isinstance(t, Tensor):
