@@ -227,7 +227,7 @@ def print_graph(graph, indent=""):
     return "\n".join(lines)
 
 
-def _body(graph, indent):
+def _body(graph, indent, block=False):
     lines = []
     for node in graph.nodes:
         lines.append(indent + node_line(node))
@@ -235,12 +235,11 @@ def _body(graph, indent):
             label = block.name if block.name != "graph" else f"block{i}"
             params = ", ".join(f"%{v.name} : {v.type_str()}" for v in block.inputs)
             lines.append(f"{indent}  {label}({params}):")
-            lines += _body(block, indent + "    ")
+            lines += _body(block, indent + "    ", block=True)
     for p, v in graph.stores:
         lines.append(f"{indent}store(%{p.name}, %{v.name})")
     outs = ", ".join(f"%{v.name}" if isinstance(v, Value) else repr(v) for v in graph.outputs)
-    lines.append(f"{indent}-> ({outs})" if graph.name.startswith("block") or graph.name in
-                 ("then", "else", "body") else f"{indent}return ({outs})")
+    lines.append(f"{indent}-> ({outs})" if block else f"{indent}return ({outs})")
     return lines
 
 
@@ -289,3 +288,29 @@ def _py_body(graph, indent, block=False):
     outs = ", ".join(_py_arg(v) if isinstance(v, Value) else repr(v) for v in graph.outputs)
     lines.append(f"{indent}# -> {outs}" if block else f"{indent}return {outs}")
     return lines
+
+
+def copy_graph(graph):
+    """A copy that passes can change without touching the original (arrays are shared)."""
+    new = {}
+
+    def val(v):
+        if v not in new:
+            c = Value(v.name, v.shape, v.dtype, v.role, v.ref, v.kind)
+            c.requires_grad, c.source = v.requires_grad, v.source
+            new[v] = c
+        return new[v]
+
+    def block(g):
+        out = Graph(g.name)
+        out._ids, out._cids = g._ids, g._cids
+        out.inputs = [val(v) for v in g.inputs]
+        out.constants = [val(v) for v in g.constants]
+        for n in g.nodes:
+            blocks = [block(b) for b in n.blocks]
+            out.add_node(n.kind, n.fn, map_values(n.args, val), [val(v) for v in n.outputs],
+                         blocks, dict(n.meta))
+        out.outputs = [val(v) if isinstance(v, Value) else v for v in g.outputs]
+        out.stores = [(val(p), val(v)) for p, v in g.stores]
+        return out
+    return block(graph)

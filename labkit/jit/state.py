@@ -37,6 +37,8 @@ def reachable_state(fn, args):
     for name, o in named:
         if isinstance(o, Tensor) and name:
             names[id(o)] = name
+        elif name and hasattr(o, "named_parameters"):
+            names.update((id(p), f"{name}.{n}") for n, p in o.named_parameters())
         for x in (o if isinstance(o, (list, tuple)) else (o,)):
             _collect(x, leaves, optimizers)
     return list(leaves.values()), optimizers, names

@@ -2,10 +2,11 @@
 ipywidgets and matplotlib, which `import labkit` never does."""
 from .compare import side_by_side
 from .graph import draw
+from .ir import draw_ir, ir_side_by_side
 from .live import Recorder, record
 from .plots import LossPlot, progress
 from .render import backend as graphviz_backend
 from .stepper import BackwardStepper, step_backward
 
 __all__ = ["draw", "record", "Recorder", "step_backward", "BackwardStepper", "side_by_side",
-           "LossPlot", "progress", "graphviz_backend"]
+           "LossPlot", "progress", "graphviz_backend", "draw_ir", "ir_side_by_side"]

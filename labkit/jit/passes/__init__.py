@@ -11,7 +11,11 @@ from .fuse import fuse_elementwise, fuse_matmul
 PIPELINE = (fold_constants, common_subexpressions, dead_code, fuse_matmul, fuse_elementwise)
 
 
-def optimize(graph, passes=PIPELINE):
+def optimize(graph, passes=PIPELINE, copy=False):
+    """Run the passes in order; with copy=True on a copy (the original stays as it was)."""
+    if copy:
+        from ..ir import copy_graph
+        graph = copy_graph(graph)
     for p in passes:
         p(graph)
     return graph

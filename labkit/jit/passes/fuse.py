@@ -44,6 +44,8 @@ def fuse_matmul(graph):
         relu = nxt is not None and _is_relu(nxt, last)
         if relu:
             members.append(nxt)
+        elif node.fn is LINEAR:
+            continue                  # linear is x @ w.T + b already: nothing to fuse
         kind = ("linear" if node.fn is LINEAR else "addmm") + ("_relu" if relu else "")
         out = members[-1].outputs[0]
         where = graph.nodes.index(members[-1])
