@@ -134,3 +134,20 @@ def test_generated_program_is_inspectable():
     c()
     assert c.code.startswith("def program(") and "matmul(" in c.code
     assert any("def fused_" in src for src in c.kernels.values())
+
+
+def test_a_fused_group_has_a_cuda_kernel_source():
+    from labkit.jit.cuda_kernel import kernel_source
+    f = jit.compile(lambda x, y: ((x * 0.5 + y).relu() * y).tanh())
+    f(labkit.randn(4, 3), labkit.randn(4, 3))
+    group = next(n for n in f.graph.nodes if n.kind == "fused")
+    name, ins, outs, body = kernel_source(group)
+    assert name == "fused_0" and ins == "float32 in0, float32 in1" and outs == "float32 out0"
+    assert "float t0 = (in0 * ((float)0.5));" in body and "tanh(" in body and "out0 = t4;" in body
+
+
+@pytest.mark.skipif(not labkit.cuda.is_available(), reason="needs a GPU with CuPy")
+def test_compiled_step_on_the_gpu_matches_the_cpu():
+    f = jit.compile(lambda x, y: ((x * 0.5 + y).relu() * y).tanh().sum())
+    x, y = labkit.randn(64, 32), labkit.randn(64, 32)
+    assert close(f(x.cuda(), y.cuda()).cpu(), f(x, y))

@@ -337,7 +337,12 @@ class _Gen:
                 continue
             members = group.blocks[0].nodes
             kname = f"fused_{group.meta['group']}"
-            kernels[kname] = self._kernel(kname, group, members)
+            if self.xp is not np:          # a GPU: one CUDA kernel for the group
+                from .cuda_kernel import kernel_source, make_kernel
+                self.ns[kname] = make_kernel(group)
+                kernels[kname] = "\n".join(kernel_source(group))
+            else:
+                kernels[kname] = self._kernel(kname, group, members)
             ins = ", ".join(self.name(v) for v in group.args)
             outs = ", ".join(self.name(v) for v in group.outputs)
             body.append(f"{outs}, = {kname}({ins})" if outs else f"{kname}({ins})")
@@ -352,7 +357,8 @@ class _Gen:
         src = "\n".join([f"def program({', '.join(head + defaults)}):"] +
                         ["    " + line for line in body])
         for kname, ksrc in kernels.items():
-            exec(compile(ksrc, f"<labkit.jit {kname}>", "exec"), self.ns)
+            if self.xp is np:
+                exec(compile(ksrc, f"<labkit.jit {kname}>", "exec"), self.ns)
         exec(compile(src, "<labkit.jit program>", "exec"), self.ns)
         nbytes = sum(b.nbytes for b in self.buffers)
         return Program(self.ns["program"], src, kernels, params, len(self.buffers), nbytes)
