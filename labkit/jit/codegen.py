@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
 from .ir import Raw, Value
-from .ops import MATMUL, POW_FAST, UFUNCS
+from .ops import MATMUL, POW_FAST, UFUNCS, TanhDeriv
 from .runtime import forward_caller, input_order
 
 INF = float("inf")
@@ -49,6 +49,8 @@ class Program:
 def how(node):
     """'out' (writes into a given buffer), 'view' (a view of its input) or 'call'."""
     fn = node.fn
+    if node.meta.get("batched"):
+        return "batched"
     if fn is None:
         return "out"          # addmm / linear (+relu)
     if fn in _VIEWS:
@@ -145,6 +147,7 @@ class _Gen:
         self.buffers = []                     # arrays, named b0, b1, ...
         self.dst = {}                         # Value -> source text of its buffer
         self.pooled = set()                   # names of the reusable buffers
+        self.pinned = {}                      # Value -> the stacked row it must be written to
         self.store_done = set()
 
     # --- lifetimes and buffers --------------------------------------------------------------
@@ -173,7 +176,37 @@ class _Gen:
                 until[o] = max(until.get(o, -1), i)
         return until, owner
 
+    def _stack(self):
+        """Stacked buffers for batched derivatives: each y is written into a row of Y, and
+        one op fills D; every row is a view bound to a name once, at build time."""
+        for node, _ in self.units:
+            if how(node) != "batched":
+                continue
+            k = len([n for n in self.ns if n.startswith("_Y")])
+            v0 = node.outputs[0]
+            for tag, values in (("Y", node.args), ("D", node.outputs)):
+                stack = self.xp.empty((len(values),) + v0.shape, v0.dtype)
+                self.ns[f"_{tag}{k}"] = stack
+                for i, v in enumerate(values):
+                    name = f"_{tag}{k}_{i}"
+                    self.ns[name] = stack[i]
+                    if tag == "D":
+                        self.name.of[v] = name
+                    elif v.node is not None and how(v.node) == "out":
+                        self.pinned[v] = name
+            node.meta["stack"] = k
+
+    def _batched(self, node):
+        k = node.meta["stack"]
+        lines = [f"copyto(_Y{k}_{i}, {self.name(y)})" for i, y in enumerate(node.args)
+                 if self.pinned.get(y) is None]
+        y, d = f"_Y{k}", f"_D{k}"
+        if node.fn is TanhDeriv:
+            return lines + [f"multiply({y}, {y}, {d})", f"subtract(1, {d}, {d})"]
+        return lines + [f"multiply({y}, {y}, {d})", f"subtract({y}, {d}, {d})"]
+
     def _allocate(self):
+        self._stack()
         until, owner = self._lifetimes()
         dies = defaultdict(list)
         for o, end in until.items():
@@ -194,6 +227,8 @@ class _Gen:
         return (v.shape, v.dtype.str)
 
     def _place(self, node, v, i, until, owner, free, store_of):
+        if v in self.pinned:
+            return self.pinned[v]             # a row of a stacked buffer
         if v in self.outputs:
             return None                       # fresh on every call
         if node.fn in _INPLACE_OK:
@@ -237,6 +272,8 @@ class _Gen:
         kind = how(node)
         if kind == "call":
             return self._call(node)
+        if kind == "batched":
+            return self._batched(node)
         v = outs[0]
         name, out = self.name(v), self.out(v)
         if kind == "view":
@@ -324,6 +361,10 @@ class _Gen:
 
     # --- the program ------------------------------------------------------------------------
     def build(self):
+        self.readers = {}
+        for node, _ in self.units:
+            for v in node.inputs:
+                self.readers.setdefault(v, []).append(node)
         self._allocate()
         params = [v for v in self.g.inputs]
         head = [self.name(v) for v in params]
@@ -343,8 +384,8 @@ class _Gen:
                 kernels[kname] = "\n".join(kernel_source(group))
             else:
                 kernels[kname] = self._kernel(kname, group, members)
-            ins = ", ".join(self.name(v) for v in group.args)
-            outs = ", ".join(self.name(v) for v in group.outputs)
+            ins = ", ".join(self._group_io(group)[0])
+            outs = ", ".join(self._group_io(group)[1])
             body.append(f"{outs}, = {kname}({ins})" if outs else f"{kname}({ins})")
             i += len(members)
         for p, v in self.g.stores:
@@ -353,7 +394,7 @@ class _Gen:
         body.append("return (" + "".join(self._result(v) + ", " for v in self.g.outputs) + ")")
         for c in self.g.constants:
             self.ns[self.name(c)] = c.ref
-        defaults = self._defaults(body)
+        defaults = self._defaults(body, skip=head)
         src = "\n".join([f"def program({', '.join(head + defaults)}):"] +
                         ["    " + line for line in body])
         for kname, ksrc in kernels.items():
@@ -371,19 +412,26 @@ class _Gen:
         fresh = node is not None and how(node) == "out" and self.dst.get(v) is None
         return self.name(v) if fresh else f"{self.name(v)}.copy()"
 
+    def _group_io(self, group):
+        """A group's arguments and results, less the stacked rows (names bound at build time,
+        read and written in place)."""
+        ins = [self.name(v) for v in group.args if self.name(v) not in self.ns]
+        outs = [self.name(v) for v in group.outputs if v not in self.pinned or any(
+            how(u) != "batched" for u in self.readers.get(v, ()) if u not in group.blocks[0].nodes)]
+        return ins, outs
+
     def _kernel(self, kname, group, members):
         lines = []
         for m in members:
             lines += self.emit(m)
-        ins = [self.name(v) for v in group.args]
-        outs = [self.name(v) for v in group.outputs]
-        body = lines + ["return (" + "".join(o + ", " for o in outs) + ")"]
-        defaults = self._defaults(body)
+        ins, outs = self._group_io(group)
+        body = lines + (["return (" + "".join(o + ", " for o in outs) + ")"] if outs else [])
+        defaults = self._defaults(body, skip=ins)
         return "\n".join([f"def {kname}({', '.join(ins + defaults)}):"] +
                          ["    " + line for line in body])
 
-    def _defaults(self, body):
+    def _defaults(self, body, skip=()):
         """Namespace names the code uses, bound as default arguments (fast local lookups)."""
         text = "\n".join(body)
-        used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-        return [f"{k}={k}" for k in sorted(used) if k in self.ns and k not in ("np",)]
+        used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) - set(skip)
+        return [f"{k}={k}" for k in sorted(used) if k in self.ns and k != "np"]

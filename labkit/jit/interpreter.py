@@ -77,7 +77,9 @@ def run_nodes(nodes, env, device):
             handler(node, env, device)
             continue
         fn = node.fn
-        if isinstance(fn, type):
+        if node.meta.get("batched"):    # one op per input, computed together in codegen
+            out = tuple(fn.apply(a) for a in env.arg(node.args, device))
+        elif isinstance(fn, type):
             out = fn.apply(*env.arg(node.args, device))
         elif node.blocks:               # a fused group: its members, one by one
             run_nodes(node.blocks[0].nodes, env, device)

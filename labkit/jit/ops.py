@@ -6,6 +6,7 @@ stand-ins (see runtime.call_forward). An entry only makes it faster, and fusable
 """
 import re
 
+from ..engine.function import Function
 from ..engine.ops import (activation, arithmetic, compare, convert, inplace, linalg, linear,
                           reduce, select, shape, softmax, unary)
 
@@ -67,3 +68,24 @@ VIEWS = {shape.Reshape, shape.Transpose, shape.T, shape.Permute, shape.Expand, s
          shape.SqueezeDim, shape.SqueezeDims, shape.Unsqueeze}
 REDUCTIONS = {reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll}
 SOFTMAX = {softmax.Softmax, softmax.LogSoftmax}
+
+
+class TanhDeriv(Function):
+    """1 - y**2, tanh's derivative from its output y: what tanh_backward multiplies by."""
+
+    @staticmethod
+    def forward(ctx, y):
+        d = y.data
+        return 1 - d * d
+
+
+class SigmoidDeriv(Function):
+    """y - y**2 = y (1 - y), sigmoid's derivative from its output y."""
+
+    @staticmethod
+    def forward(ctx, y):
+        d = y.data
+        return d - d * d
+
+
+DERIVS = {unary.TanhGrad: TanhDeriv, unary.SigmoidGrad: SigmoidDeriv}

@@ -3,12 +3,14 @@
 A static graph is optimised once, before it runs many times: that is what it buys over
 define-by-run, where every iteration sees only the op at hand.
 """
+from .batch import batch_derivatives
 from .cse import common_subexpressions
 from .dce import dead_code
 from .fold import fold_constants
 from .fuse import fuse_elementwise, fuse_matmul
 
-PIPELINE = (fold_constants, common_subexpressions, dead_code, fuse_matmul, fuse_elementwise)
+PIPELINE = (fold_constants, common_subexpressions, dead_code, fuse_matmul, batch_derivatives,
+            fuse_elementwise)
 
 
 def optimize(graph, passes=PIPELINE, copy=False):
@@ -22,4 +24,4 @@ def optimize(graph, passes=PIPELINE, copy=False):
 
 
 __all__ = ["dead_code", "common_subexpressions", "fold_constants", "fuse_elementwise",
-           "fuse_matmul", "optimize", "PIPELINE"]
+           "fuse_matmul", "batch_derivatives", "optimize", "PIPELINE"]

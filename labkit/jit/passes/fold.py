@@ -10,7 +10,7 @@ from .uses import replace_uses
 
 def fold_constants(graph):
     for node in list(graph.nodes):
-        if node.blocks or not isinstance(node.fn, type) or node.meta.get("effect"):
+        if node.blocks or not isinstance(node.fn, type) or node.meta.get("batched"):
             continue
         ins = input_order(node)
         if ins and all(v.role == "constant" for v in ins) and _tensors_out(node):
