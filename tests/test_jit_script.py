@@ -60,6 +60,18 @@ def test_script_a_module_calls_its_submodules():
     assert "fc1(%x)" in str(s.graph)
 
 
+def test_early_returns_become_an_if():
+    def clipped(x):
+        if x.sum() > 0:
+            return x.clamp(max=1.0)
+        y = x * 2
+        return y.clamp(min=-1.0)
+    s = jit.script(clipped)
+    for x in (labkit.tensor([0.5, 3.0]), labkit.tensor([-3.0, 0.25])):
+        assert close(s(x), clipped(x))
+    assert "= If(" in str(s.graph)
+
+
 def test_script_works_as_a_decorator():
     @jit.script
     def double(x):
@@ -78,10 +90,10 @@ def _print(x):
     return x
 
 
-def _early(x):
-    if x.sum() > 0:
+def _loop_return(x):
+    for i in range(3):
         return x
-    return -x
+    return x
 
 
 def _foreign(x):
@@ -107,7 +119,7 @@ def _one_branch(x):
 @pytest.mark.parametrize("fn,what,fix", [
     (_while, "a while loop", "for i in range"),
     (_print, "side effect", "outside the scripted function"),
-    (_early, "return before the end", "return it once"),
+    (_loop_return, "a return inside a loop", "after the loop"),
     (_foreign, "not a labkit function", "labkit functions"),
     (_lambda, "a lambda", "inline"),
     (_comprehension, "list comprehension", "for loop"),

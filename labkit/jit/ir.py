@@ -202,9 +202,9 @@ def _fmt(arg):
 def node_line(node):
     outs = ", ".join(f"%{v.name} : {v.type_str()}" for v in node.outputs)
     args = node.args if isinstance(node.args, tuple) else (node.args,)
-    call = f"{node.kind}({', '.join(_fmt(a) for a in args)})"
-    if node.kind == "constant":
-        call = f"constant[{_const_text(node.meta.get('value'))}]()"
+    parts = [_fmt(a) for a in args]
+    parts += [f"{k}={_fmt(a)}" for k, a in (node.meta.get("kw") or {}).items()]
+    call = f"{node.kind}({', '.join(parts)})"
     return f"{outs} = {call}" if outs else call
 
 
@@ -231,11 +231,11 @@ def _body(graph, indent, block=False):
     lines = []
     for node in graph.nodes:
         lines.append(indent + node_line(node))
-        for i, block in enumerate(node.blocks):
-            label = block.name if block.name != "graph" else f"block{i}"
-            params = ", ".join(f"%{v.name} : {v.type_str()}" for v in block.inputs)
+        for i, b in enumerate(node.blocks):
+            label = b.name if b.name != "graph" else f"block{i}"
+            params = ", ".join(f"%{v.name} : {v.type_str()}" for v in b.inputs)
             lines.append(f"{indent}  {label}({params}):")
-            lines += _body(block, indent + "    ", block=True)
+            lines += _body(b, indent + "    ", block=True)
     for p, v in graph.stores:
         lines.append(f"{indent}store(%{p.name}, %{v.name})")
     outs = ", ".join(f"%{v.name}" if isinstance(v, Value) else repr(v) for v in graph.outputs)
@@ -278,7 +278,9 @@ def _py_body(graph, indent, block=False):
     for node in graph.nodes:
         outs = ", ".join(_py_arg(v) for v in node.outputs)
         args = node.args if isinstance(node.args, tuple) else (node.args,)
-        call = f"{node.kind}({', '.join(_py_arg(a) for a in args)})"
+        parts = [_py_arg(a) for a in args]
+        parts += [f"{k}={_py_arg(a)}" for k, a in (node.meta.get("kw") or {}).items()]
+        call = f"{node.kind}({', '.join(parts)})"
         lines.append(f"{indent}{outs} = {call}" if outs else indent + call)
         for b in node.blocks:
             lines.append(f"{indent}# {node.kind} block {b.name}:")

@@ -5,8 +5,8 @@ If node holding both branches, `for i in range(n)` a Loop node holding the body,
 branch runs (or how often the loop turns) is decided at run time by the values. The subset:
 assignments (also `a, b = ...` and `x += y`), arithmetic and comparisons, tensor methods,
 labkit functions (labkit.relu, F.linear ...), calls of submodules (self.fc1(x)), `if`/`else`
-and `a if c else b`, `for ... in range(...)`, one `return` at the end (a tuple is fine), and
-arguments annotated float/int/bool. Anything else stops with an error naming the line and
+and `a if c else b`, `for ... in range(...)`, `return` (a tuple is fine; also inside an if),
+and arguments annotated float/int/bool. Anything else stops with an error naming the line and
 what to write instead.
 """
 import ast
@@ -129,14 +129,40 @@ class _Compiler:
                 kind = ann if ann in _SCALARS else "Tensor"
             env[a.arg] = self.graph.add_input(a.arg, kind=kind)
         body = [s for s in f.body if not _is_docstring(s)]
-        if not body or not isinstance(body[-1], ast.Return):
-            raise self.error(body[-1] if body else f, "a function without a final return",
-                             "end the function with one `return ...`")
-        self.block(body[:-1], env, self.graph)
-        out = self.expr(body[-1].value, env, self.graph)
+        out = self.returning(body, env, self.graph, f)
         self.graph.outputs = list(out) if isinstance(out, tuple) else [out]
         self.tuple_out = isinstance(out, tuple)
         return self.graph
+
+    def returning(self, stmts, env, g, where):
+        """Compile statements that end in a return (possibly inside if/else): the value.
+        `if c: return a` followed by more code becomes an If whose else-block is that code."""
+        for i, s in enumerate(stmts):
+            if isinstance(s, ast.Return):
+                if i != len(stmts) - 1:
+                    raise self.error(stmts[i + 1], "code after a return", "remove it")
+                if s.value is None:
+                    raise self.error(s, "a return without a value", "return a tensor")
+                return self.expr(s.value, env, g)
+            if isinstance(s, ast.If) and (_returns(s.body) or _returns(s.orelse)):
+                rest = stmts[i + 1:]
+                cond = self.expr(s.test, env, g)
+                blocks, results = [], []
+                for name, body in (("then", s.body), ("else", s.orelse)):
+                    b = self.sub(name)
+                    r = self.returning(body if _returns(body) else body + rest, dict(env), b, s)
+                    b.outputs = list(r) if isinstance(r, tuple) else [r]
+                    blocks.append(b)
+                    results.append(r)
+                if len(blocks[0].outputs) != len(blocks[1].outputs):
+                    raise self.error(s, "branches that return different numbers of values",
+                                     "return the same number of values in every branch")
+                outs = [g.new_value(kind=_kind(o)) for o in blocks[0].outputs]
+                g.add_node("If", None, (cond,), outs, blocks=blocks)
+                return tuple(outs) if isinstance(results[0], tuple) else outs[0]
+            self.stmt(s, env, g)
+        raise self.error(stmts[-1] if stmts else where, "a function (or branch) without a return",
+                         "end every path through the function with `return ...`")
 
     def block(self, stmts, env, g):
         for s in stmts:
@@ -165,9 +191,8 @@ class _Compiler:
         elif isinstance(s, ast.For):
             self.for_stmt(s, env, g)
         elif isinstance(s, ast.Return):
-            raise self.error(s, "return before the end of the function",
-                             "assign the result to a variable in each branch and return it "
-                             "once, at the end")
+            raise self.error(s, "a return inside a loop",
+                             "assign the result to a variable and return it after the loop")
         elif isinstance(s, ast.Pass) or _is_docstring(s):
             pass
         elif isinstance(s, ast.Expr):
@@ -373,6 +398,15 @@ def _global_path(namespace, name, fn):
     if module and getattr(__import__(module, fromlist=["_"]), name, None) is fn:
         return f"{module}.{name}"
     return None
+
+
+def _returns(stmts):
+    """Whether a block always ends by returning."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    return isinstance(last, ast.Return) or (isinstance(last, ast.If) and _returns(last.body)
+                                            and _returns(last.orelse))
 
 
 def _is_docstring(s):
