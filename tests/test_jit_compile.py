@@ -151,3 +151,22 @@ def test_compiled_step_on_the_gpu_matches_the_cpu():
     f = jit.compile(lambda x, y: ((x * 0.5 + y).relu() * y).tanh().sum())
     x, y = labkit.randn(64, 32), labkit.randn(64, 32)
     assert close(f(x.cuda(), y.cuda()).cpu(), f(x, y))
+
+
+def test_compiled_forward_is_one_autograd_node_with_a_precompiled_backward():
+    model = mlp(sizes=(3, 6, 2), act=nn.Tanh)
+    c = jit.compile(model)
+    x = labkit.randn(4, 3, requires_grad=True)
+    for i in range(2):
+        out = c(x)          # the first call runs eagerly (while tracing), later ones replay
+        assert i == 0 or type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+        (out * out).sum().backward()
+    gx = x.grad.numpy().copy()
+    x.grad = None
+    for _ in range(2):
+        (model(x) * model(x)).sum().backward()
+    assert close(gx, x.grad) and c.traces == 1
+    fwd, bwd = c.last.graphs
+    assert "tanh_backward" in str(bwd) or "mul" in str(bwd)
+    with pytest.raises(RuntimeError, match="not differentiable again"):
+        labkit.autograd.grad(c(x).sum(), x, create_graph=True)

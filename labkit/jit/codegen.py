@@ -18,7 +18,7 @@ import numpy as np
 
 from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
 from .ir import Raw, Value
-from .ops import MATMUL, POW_FAST, UFUNCS, TanhDeriv
+from .ops import LINEAR, MATMUL, POW_FAST, UFUNCS, TanhDeriv
 from .runtime import forward_caller, input_order
 
 INF = float("inf")
@@ -64,6 +64,9 @@ def how(node):
         return "out" if out.dtype.kind == "f" else "call"
     if fn in MATMUL:
         return "out" if len(out.shape) else "call"
+    if fn is LINEAR:
+        return "out" if node.args[0].shape is not None and len(node.args[0].shape) >= 1 \
+            else "call"
     if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
         return "out" if node.args[0].dtype.kind == "f" else "call"
     if fn in (shape.Clone, inplace._Fill, inplace._Copy):
@@ -310,6 +313,11 @@ class _Gen:
                     f"{name} = subtract({s}, {t}, {out})"]
         if fn in MATMUL:
             return [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}, {out})"]
+        if fn is LINEAR:                   # x @ w.T (+ b), as the engine's Linear.forward
+            lines = [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}.T, {out})"]
+            if a[2] is not None:
+                lines.append(f"add({name}, {self.arg(a[2])}, {name})")
+            return lines
         if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
             op = "sum" if fn in (reduce.Sum, reduce.SumAll) else "mean"
             return [f"{name} = {self.arg(a[0])}.{op}(axis={self.lit(a[1])}, "

@@ -15,6 +15,9 @@ trace found it (None, or the same tensor), optimizer hyperparameters (lr ...) ar
 no optimizer created new state while tracing (momentum buffers appear at the first step). When
 a check fails it traces again; `traces` counts how often that happened.
 
+A function whose outputs need gradients but which does not call backward itself (compile(model)
+in a training loop) gets its backward compiled too, at the same first call: see joint.py.
+
 LABKIT_JIT=0 in the environment turns compilation off: the function runs eagerly.
 """
 import functools
@@ -23,7 +26,7 @@ import time
 
 from ..engine.grad_mode import mode
 from ..engine.tensor import Tensor
-from . import codegen, interpreter, passes
+from . import codegen, joint, passes
 from .ir import Graph, Value
 from .tracer import Tracer
 from .state import hyperparameters, reachable_state, state_fingerprint
@@ -114,7 +117,7 @@ class CompiledFunction:
         t1 = time.perf_counter()
         entry = Entry(self, graph, tracer, result, flat, leaves, start_grads, optimizers)
         entry.unstable = [state_fingerprint(o) for o in optimizers] != opt_state
-        entry.build(self.pipeline)
+        entry.build(self.pipeline, tracer, result, flat)
         entry.trace_time, entry.compile_time = t1 - t0, time.perf_counter() - t1
         return entry, result
 
@@ -144,9 +147,13 @@ class Entry:
         self.device = flat[0].device if flat else _device(graph)
         self.params = [v.ref for v in graph.inputs if v.role == "param"]
 
-    def build(self, pipeline):
-        if self.autograd:         # outputs need a backward: run engine ops (records a graph)
-            self.program = None
+    def build(self, pipeline, tracer, result, flat):
+        self.joint = self.program = None
+        if self.autograd:         # outputs need a backward: compile it too (joint.py)
+            tensors = [t for t in _tensors_in(result)]
+            self.joint, self.graphs, programs = joint.build(
+                self.graph, tracer, tensors, flat, self.params, pipeline, self.device)
+            self.graph, self.program = self.graphs[0], programs[0]
             return
         passes.optimize(self.graph, pipeline)
         self.program = codegen.generate(self.graph, self.device.xp, self.device)
@@ -160,8 +167,9 @@ class Entry:
         return all(hyperparameters(o) == h for o, h in self.hyper)
 
     def run(self, flat):
-        if self.program is None:
-            res = interpreter.run(self.graph, flat)
+        if self.joint is not None:
+            res = self.joint.apply(*flat, *self.params)
+            res = res if isinstance(res, tuple) else (res,)
         else:
             res = self.program(*[t.data for t in flat], *[p.data for p in self.params])
         for t in self.mutated:
@@ -223,6 +231,17 @@ def _add(a, key, tensors):
             _add(a[k], key, tensors)
     else:
         key.append(("object", id(a)))
+
+
+def _tensors_in(result):
+    if isinstance(result, Tensor):
+        yield result
+    elif isinstance(result, (tuple, list)):
+        for r in result:
+            yield from _tensors_in(r)
+    elif isinstance(result, dict):
+        for r in result.values():
+            yield from _tensors_in(r)
 
 
 def _flatten(result, tracer):

@@ -22,6 +22,7 @@ _NAMES = {
     unary.SigmoidGrad: "sigmoid_backward", reduce.SumAll: "sum", reduce.MeanAll: "mean",
     reduce.MaxAll: "max", reduce.MinAll: "min", shape.SqueezeDim: "squeeze",
     shape.SqueezeDims: "squeeze", convert.ToCopy: "to", inplace._Fill: "fill_",
+    linalg.MatMul: "matmul",
     inplace._Copy: "copy_", shape.Reshape: "reshape",
 }
 

@@ -27,7 +27,7 @@ def _key(a):
 def common_subexpressions(graph):
     seen = {}
     for node in list(graph.nodes):
-        if node.blocks or node.fn is None or node.meta.get("effect"):
+        if node.blocks or node.fn is None:
             continue
         key = (node.fn, node.kind, _key(node.args), len(node.outputs))
         first = seen.get(key)

@@ -17,7 +17,7 @@ def _sweep(graph, live):
     live.update(v for v in graph.outputs if isinstance(v, Value))
     kept = []
     for node in reversed(graph.nodes):
-        if any(v in live for v in node.outputs) or node.meta.get("effect"):
+        if any(v in live for v in node.outputs):
             kept.append(node)
             for b in node.blocks:
                 _sweep(b, live)
