@@ -39,11 +39,12 @@ def enabled():
     return os.environ.get("LABKIT_JIT", "1").strip().lower() not in ("0", "false", "off", "no")
 
 
-def compile(fn=None, *, passes_=passes.PIPELINE):
-    """Compile fn (a function or a module); usable as @compile or compile(fn)."""
+def compile(fn=None, *, pipeline=passes.PIPELINE):
+    """Compile fn (a function or a module); usable as @compile or compile(fn). `pipeline`:
+    the graph passes to run, in order (passes.PIPELINE by default; () for none)."""
     if fn is None:
-        return functools.partial(compile, passes_=passes_)
-    return CompiledFunction(fn, passes_)
+        return functools.partial(compile, pipeline=pipeline)
+    return CompiledFunction(fn, pipeline)
 
 
 class CompiledFunction:
@@ -115,7 +116,7 @@ class CompiledFunction:
         with tracer:
             result = self.fn(*args, **kwargs)
         t1 = time.perf_counter()
-        entry = Entry(self, graph, tracer, result, flat, leaves, start_grads, optimizers)
+        entry = Entry(graph, tracer, result, flat, leaves, start_grads, optimizers)
         entry.unstable = [state_fingerprint(o) for o in optimizers] != opt_state
         entry.build(self.pipeline, tracer, result, flat)
         entry.trace_time, entry.compile_time = t1 - t0, time.perf_counter() - t1
@@ -128,9 +129,8 @@ class CompiledFunction:
 class Entry:
     """One traced signature: its graph, its program, and the checks that keep it valid."""
 
-    def __init__(self, owner, graph, tracer, result, flat, leaves, start_grads, optimizers):
-        self.graph, self.owner = graph, owner
-        self.n_inputs = len(flat)
+    def __init__(self, graph, tracer, result, flat, leaves, start_grads, optimizers):
+        self.graph = graph
         outs, self.rebuild = _flatten(result, tracer)
         self.out_values = outs
         graph.outputs = [v for v in outs if isinstance(v, Value)]

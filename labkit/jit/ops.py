@@ -2,13 +2,13 @@
 can join a fused group), and, for the common ones, the numpy call that computes it on arrays.
 
 An op without an entry still works: the executor calls its Function's forward on light
-stand-ins (see runtime.call_forward). An entry only makes it faster, and fusable.
+stand-ins (see runtime.forward_caller). An entry only makes it faster, and fusable.
 """
 import re
 
 from ..engine.function import Function
 from ..engine.ops import (activation, arithmetic, compare, convert, inplace, linalg, linear,
-                          reduce, select, shape, softmax, unary)
+                          reduce, select, shape, unary)
 
 
 def snake(name):
@@ -65,10 +65,6 @@ ELEMENTWISE = set(UFUNCS) | {arithmetic.Pow, unary.Relu, unary.ClampMin, unary.C
 
 MATMUL = {linalg.Mm, linalg.MatMul, linalg.Mv}
 LINEAR = linear.Linear
-VIEWS = {shape.Reshape, shape.Transpose, shape.T, shape.Permute, shape.Expand, shape.Squeeze,
-         shape.SqueezeDim, shape.SqueezeDims, shape.Unsqueeze}
-REDUCTIONS = {reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll}
-SOFTMAX = {softmax.Softmax, softmax.LogSoftmax}
 
 
 class TanhDeriv(Function):

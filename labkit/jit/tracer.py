@@ -64,7 +64,6 @@ class Tracer:
         self.mutated = {}    # id(tensor) -> tensor: captured tensors written in place
         self.grad_events = {}  # id(leaf) -> (leaf, .grad when backward reached it first)
         self.backward_seen = False
-        self.escapes = []
 
     # --- installing ---------------------------------------------------------------------
     def __enter__(self):
@@ -130,7 +129,6 @@ class Tracer:
                 f"labkit.jit.compile: {msg} compile refuses to freeze it. Return the tensor and "
                 f"call {what} outside the compiled function, or use labkit.where(...) for a "
                 "choice that depends on values.")
-        self.escapes.append(what)
         warnings.warn(f"{msg} The traced function may be wrong for other inputs. Use "
                       "labkit.where(...) or labkit.jit.script for choices that depend on values.",
                       TracerWarning, stacklevel=user_stacklevel())
