@@ -170,3 +170,18 @@ def test_compiled_forward_is_one_autograd_node_with_a_precompiled_backward():
     assert "tanh_backward" in str(bwd) or "mul" in str(bwd)
     with pytest.raises(RuntimeError, match="not differentiable again"):
         labkit.autograd.grad(c(x).sum(), x, create_graph=True)
+
+
+def test_a_large_fused_group_runs_block_by_block_and_gives_the_same_values():
+    from labkit.jit.codegen import TILE_MIN
+    n = TILE_MIN + 12345                     # the last block is a partial one
+    x, y = labkit.randn(n), labkit.randn(n)
+
+    def f(x, y):
+        z = (x * 0.5 + y).clamp(min=0) * 1.5 - y * 0.25
+        return (z.abs() * z + 1.0) / 2.0, z
+    c = jit.compile(f)
+    c(x, y)
+    got, want = c(x, y), f(x, y)
+    assert close(got[0], want[0]) and close(got[1], want[1])
+    assert "for s in range(0," in c.kernels["fused_0"]
