@@ -12,16 +12,19 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ui]'
 	touch $(STAMP)
 
+# JupyterLab on the lectures folder, opening the start page.
 lab: setup
-	$(BIN)/jupyter lab course/lectures
+	cd course/lectures && $(CURDIR)/$(BIN)/jupyter lab 00_start_here.ipynb
 
-# Unit tests, the PyTorch oracle tests (they skip, saying so, when torch is absent), and every
-# lecture re-executed and compared with its stored outputs by nbval. The stored graph SVGs were
-# drawn by the pip-installed Graphviz; LABKIT_GRAPHVIZ=wasm uses it even where `dot` is
-# installed, whose other Graphviz version would lay the graphs out differently.
+# Unit tests, the PyTorch oracle tests (they skip, saying so, when torch is absent), every
+# lecture re-executed and compared with its stored outputs by nbval, and the browser tests
+# (tests/ui: each lecture run in JupyterLab in Chromium; they skip, saying so, without Chromium;
+# screenshots go to render/ui/). The stored graph SVGs were drawn by the pip-installed
+# Graphviz; LABKIT_GRAPHVIZ=wasm uses it even where `dot` is installed, whose other Graphviz
+# version would lay the graphs out differently.
 test: setup
 	LABKIT_GRAPHVIZ=wasm $(BIN)/python -m pytest --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests course/lectures
