@@ -110,3 +110,10 @@ def test_a_changed_learning_rate_retraces():
     value = w.detach().numpy().copy()
     f()
     assert f.traces == before + 1 and np.allclose(w.detach().numpy(), value)
+
+
+def test_argmax_inside_a_compiled_step_is_recomputed_not_frozen():
+    f = jit.compile(lambda x: (x.argmax(1) == 0).float().mean())   # an accuracy
+    assert np.allclose(f(labkit.tensor([[1.0, 0.0], [1.0, 0.0]])).numpy(), 1.0)
+    assert np.allclose(f(labkit.tensor([[0.0, 1.0], [1.0, 0.0]])).numpy(), 0.5)
+    assert f.traces == 1

@@ -89,14 +89,27 @@ def isfinite(a):
     return IsFinite.apply(a)
 
 
+class Any(Function):
+    """Whether any element (along dim) is nonzero: an op, so a tracer sees it."""
+    fn = "any"
+
+    @classmethod
+    def forward(cls, ctx, a, dim, keepdim):
+        return a.device.xp.asarray(getattr(a.data, cls.fn)(axis=dim, keepdims=keepdim))
+
+
+class All(Any):
+    fn = "all"
+
+
 @tensor_method("any")
 def any(a, dim=None, keepdim=False):
-    return Tensor._make(a.data.any(axis=dim, keepdims=keepdim), a.device)
+    return Any.apply(a, dim, keepdim)
 
 
 @tensor_method("all")
 def all(a, dim=None, keepdim=False):
-    return Tensor._make(a.data.all(axis=dim, keepdims=keepdim), a.device)
+    return All.apply(a, dim, keepdim)
 
 
 @tensor_method("allclose")

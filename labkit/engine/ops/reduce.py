@@ -299,20 +299,30 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return Std.apply(x, _dims(dim, x.data.ndim), _correction(unbiased, correction), keepdim)
 
 
+class ArgMax(Function):
+    """Index of the largest element (of the flattened tensor when dim is None); an op like
+    any other (not differentiable: its output is integer), so a tracer sees it."""
+    pick = "argmax"
+
+    @classmethod
+    def forward(cls, ctx, x, dim, keepdim):
+        xp = x.device.xp
+        if dim is None:
+            return xp.asarray(getattr(x.data, cls.pick)())
+        out = getattr(x.data, cls.pick)(axis=dim)
+        return xp.expand_dims(out, dim) if keepdim else out
+
+
+class ArgMin(ArgMax):
+    pick = "argmin"
+
+
 @tensor_method("argmax")
 def argmax(x, dim=None, keepdim=False):
     """Index of the largest element (flattened when dim is None); not differentiable."""
-    xp = x.device.xp
-    if dim is None:
-        return Tensor._make(xp.asarray(x.data.argmax()), x.device)
-    out = x.data.argmax(axis=dim)
-    return Tensor._make(xp.expand_dims(out, dim) if keepdim else out, x.device)
+    return ArgMax.apply(x, dim, keepdim)
 
 
 @tensor_method("argmin")
 def argmin(x, dim=None, keepdim=False):
-    xp = x.device.xp
-    if dim is None:
-        return Tensor._make(xp.asarray(x.data.argmin()), x.device)
-    out = x.data.argmin(axis=dim)
-    return Tensor._make(xp.expand_dims(out, dim) if keepdim else out, x.device)
+    return ArgMin.apply(x, dim, keepdim)
