@@ -87,8 +87,8 @@ def _encode(obj, tensors, index, path, depth):
         return {"__dict__": pairs}
     hint = ""
     if hasattr(obj, "state_dict"):
-        hint = (f" It looks like a model or optimizer: save its state, "
-                f"labkit.save({{'model': model.state_dict(), ...}}, path), and rebuild the "
+        hint = (" It looks like a model or optimizer: save its state, "
+                "labkit.save({'model': model.state_dict(), ...}, path), and rebuild the "
                 "object from its class before loading.")
     elif isinstance(obj, np.ndarray):
         hint = " Wrap numpy arrays as tensors first: labkit.from_numpy(array)."

@@ -108,7 +108,8 @@ class Optimizer:
         groups, saved = self.param_groups, state_dict["param_groups"]
         if len(groups) != len(saved):
             raise ValueError(f"loaded state dict has {len(saved)} parameter group(s), but this "
-                             f"optimizer has {len(groups)}: build it the same way as the saved one.")
+                             f"optimizer has {len(groups)}: build it the same way as the saved "
+                             "one.")
         for i, (g, s) in enumerate(zip(groups, saved)):
             if len(g["params"]) != len(s["params"]):
                 raise ValueError(

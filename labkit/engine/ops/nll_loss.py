@@ -7,10 +7,10 @@ from .index import Index
 def _check(name, scores, target):
     """Shapes and dtype of (N, C) scores and (N,) class indices; no negative index (numpy
     would silently count it from the end). Indices >= C are caught by `pick`."""
-    if scores.data.ndim != 2 or target.data.ndim != 1 or target.data.shape[0] != scores.data.shape[0]:
+    s, t = scores.data, target.data
+    if s.ndim != 2 or t.ndim != 1 or t.shape[0] != s.shape[0]:
         raise RuntimeError(f"{name}: expected input (N, C) and target (N,), got "
                            f"{tuple(scores.shape)} and {tuple(target.shape)}.")
-    t = target.data
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"{name}: target must hold class indices (int64), got "
                            f"{target.dtype}. Use target.long().")
