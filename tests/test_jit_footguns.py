@@ -117,3 +117,16 @@ def test_argmax_inside_a_compiled_step_is_recomputed_not_frozen():
     assert np.allclose(f(labkit.tensor([[1.0, 0.0], [1.0, 0.0]])).numpy(), 1.0)
     assert np.allclose(f(labkit.tensor([[0.0, 1.0], [1.0, 0.0]])).numpy(), 0.5)
     assert f.traces == 1
+
+
+def test_random_numbers_are_drawn_on_every_compiled_call():
+    model = labkit.nn.Dropout(0.5)
+    f = jit.compile(lambda x: model(x))
+    x = labkit.ones(200)
+    labkit.manual_seed(1)
+    masks = [f(x).numpy().copy() for _ in range(3)]
+    assert not np.array_equal(masks[1], masks[2])      # replays draw fresh numbers
+    labkit.manual_seed(1)
+    eager = [model(x).numpy().copy() for _ in range(3)]
+    assert all(np.array_equal(a, b) for a, b in zip(masks, eager))   # the same stream
+    assert f.traces == 1

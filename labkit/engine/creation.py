@@ -3,6 +3,7 @@ import numpy as np
 
 from . import dtype as _dt
 from .device import Device, cpu, to_device_array
+from .grad_mode import mode
 from .tensor import Tensor
 
 _f32 = np.dtype("float32")
@@ -207,6 +208,8 @@ def _gen(generator):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform numbers in [0, 1)."""
     np_dtype = _dt.to_np(dtype) or _f32
+    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+        return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).random(_size(size), dtype=np.float64).astype(np_dtype)
     return _finish(arr, None, device, requires_grad)
 
@@ -214,8 +217,22 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal numbers (mean 0, variance 1)."""
     np_dtype = _dt.to_np(dtype) or _f32
+    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+        return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).standard_normal(_size(size)).astype(np_dtype)
     return _finish(arr, None, device, requires_grad)
+
+
+def _traced(kind, shape, np_dtype, generator, device, requires_grad):
+    from .ops.random import Random
+    if device is not None and Device(device) is not cpu:
+        raise RuntimeError("labkit.jit: random numbers drawn on a GPU inside a traced or "
+                           "compiled function are not supported yet; draw them on the CPU "
+                           "and move them, or outside the function.")
+    t = Random.apply(kind, shape, np_dtype, generator or default_generator)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None):

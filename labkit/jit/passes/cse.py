@@ -27,8 +27,8 @@ def _key(a):
 def common_subexpressions(graph):
     seen = {}
     for node in list(graph.nodes):
-        if node.blocks or node.fn is None:
-            continue
+        if node.blocks or node.fn is None or getattr(node.fn, "random", False):
+            continue                  # two random draws are two different tensors
         key = (node.fn, node.kind, _key(node.args), len(node.outputs))
         first = seen.get(key)
         if first is None:
