@@ -5,6 +5,7 @@ WebAssembly, pip-installed with wasmtime, no system binary), else an SVG that sa
 install and lists the DOT text. LABKIT_GRAPHVIZ=dot or =wasm forces one: stored notebook
 outputs are compared byte for byte, and two Graphviz versions lay a graph out differently.
 """
+import atexit
 import functools
 import importlib.util
 import os
@@ -57,6 +58,14 @@ def _svg(source, how):
 
 def _dot(source):
     return graphviz.pipe_string("dot", "svg", source, encoding="utf-8")
+
+
+@atexit.register
+def _release_wasm():
+    """Free the WebAssembly instance while wasmtime is still importable: left to interpreter
+    shutdown, its finalizers run after their modules are gone and print tracebacks."""
+    global _wasm
+    _wasm = None
 
 
 def _wasm_svg(source):
