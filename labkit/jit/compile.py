@@ -28,14 +28,15 @@ from ..engine.grad_mode import mode
 from ..engine.tensor import Tensor
 from . import codegen, joint, passes
 from .ir import Graph, Value
-from .tracer import Tracer
 from .state import hyperparameters, reachable_state, state_fingerprint
 from .trace import module_params
+from .tracer import Tracer
 
 _make = Tensor._make
 
 
 def enabled():
+    """False when LABKIT_JIT=0 (read when a function is compiled)."""
     return os.environ.get("LABKIT_JIT", "1").strip().lower() not in ("0", "false", "off", "no")
 
 
@@ -48,6 +49,8 @@ def compile(fn=None, *, pipeline=passes.PIPELINE):
 
 
 class CompiledFunction:
+    """What compile returns: call it like fn; .traces, .signatures, .graph, .code, .kernels."""
+
     def __init__(self, fn, pipeline):
         self.fn = fn
         self.pipeline = pipeline

@@ -3,14 +3,15 @@
 A static graph is optimised once, before it runs many times: that is what it buys over
 define-by-run, where every iteration sees only the op at hand.
 """
+from .algebra import scale_smaller_factor
 from .batch import batch_derivatives
 from .cse import common_subexpressions
 from .dce import dead_code
 from .fold import fold_constants
 from .fuse import fuse_elementwise, fuse_matmul
 
-PIPELINE = (fold_constants, common_subexpressions, dead_code, fuse_matmul, batch_derivatives,
-            fuse_elementwise)
+PIPELINE = (fold_constants, common_subexpressions, dead_code, scale_smaller_factor, fuse_matmul,
+            batch_derivatives, fuse_elementwise)
 
 
 def optimize(graph, passes=PIPELINE, copy=False):
@@ -24,4 +25,4 @@ def optimize(graph, passes=PIPELINE, copy=False):
 
 
 __all__ = ["dead_code", "common_subexpressions", "fold_constants", "fuse_elementwise",
-           "fuse_matmul", "batch_derivatives", "optimize", "PIPELINE"]
+           "fuse_matmul", "batch_derivatives", "scale_smaller_factor", "optimize", "PIPELINE"]

@@ -1,6 +1,7 @@
 """Constant folding: an op whose inputs are all constants is computed once, now, and its
 result becomes a constant (the backward's ones, the 2 in d(x**2), a transposed constant).
-Also two algebraic no-ops a backward often makes: x ** 1 and x * 1 are x."""
+Also two algebraic no-ops a backward often makes: x ** 1 and x * 1 are x; and a constant array
+holding one number over and over, in an elementwise op, becomes that number."""
 from ...engine.device import device_of_array
 from ...engine.ops import arithmetic
 from ..ir import Value
@@ -23,7 +24,27 @@ def fold_constants(graph):
         elif _identity(node):
             replace_uses(graph, node.outputs[0], node.args[0])
             graph.nodes.remove(node)
+        else:
+            _uniform_to_number(node)
     return graph
+
+
+def _uniform_to_number(node):
+    """add/sub/mul/div(c, x) with c a constant full of one float -> (number, x)."""
+    if node.fn not in _ARITH or len(node.args) != 2:
+        return
+    out = node.outputs[0]
+    args = list(node.args)
+    for i, (c, x) in enumerate((args, args[::-1])):
+        if (isinstance(c, Value) and c.role == "constant" and c.dtype.kind == "f"
+                and isinstance(x, Value) and x.shape == out.shape and x.dtype == out.dtype
+                and c.ref.size and (c.ref == c.ref.flat[0]).all()):
+            args[i] = float(c.ref.flat[0])
+            node.args = tuple(args)
+            return
+
+
+_ARITH = (arithmetic.Add, arithmetic.Sub, arithmetic.Mul, arithmetic.Div)
 
 
 def _tensors_out(node):
