@@ -204,8 +204,8 @@ class _Gen:
                     self.ns[name] = stack[i]
                     if tag == "D":
                         self.name.of[v] = name
-                    elif v.node is not None and how(v.node) == "out":
-                        self.pinned[v] = name
+                    elif v.node is not None and how(v.node) == "out" and self.xp is np:
+                        self.pinned[v] = name     # (a CUDA kernel allocates its own outputs)
             node.meta["stack"] = k
 
     def _batched(self, node):
@@ -403,7 +403,8 @@ class _Gen:
                 kernels[kname] = self._kernel(kname, group, members)
             ins = ", ".join(self._group_io(group)[0])
             outs = ", ".join(self._group_io(group)[1])
-            body.append(f"{outs}, = {kname}({ins})" if outs else f"{kname}({ins})")
+            unpack = "," if self.xp is np or len(group.outputs) > 1 else ""  # one CUDA output
+            body.append(f"{outs}{unpack} = {kname}({ins})" if outs else f"{kname}({ins})")
             i += len(members)
         for p, v in self.g.stores:
             if p not in self.store_done:
