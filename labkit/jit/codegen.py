@@ -433,7 +433,8 @@ class _Gen:
     def _group_io(self, group):
         """A group's arguments and results, less the stacked rows (names bound at build time,
         read and written in place)."""
-        ins = [self.name(v) for v in group.args if self.name(v) not in self.ns]
+        ins = [self.name(v) for v in group.args
+               if self.name(v) not in self.ns or self.xp is not np]   # a CUDA kernel takes all
         outs = [self.name(v) for v in group.outputs if v not in self.pinned or any(
             how(u) != "batched" for u in self.readers.get(v, ()) if u not in group.blocks[0].nodes)]
         return ins, outs
