@@ -154,15 +154,15 @@ def _not_a_zip(head):
 
 def _check_entries(zf):
     """Only the names labkit writes, stored uncompressed: no paths, no compression bombs."""
+    if any(name == "data.pkl" or name.endswith("/data.pkl") for name in zf.namelist()):
+        raise CheckpointError(
+            "load: this is a PyTorch checkpoint (torch.save): its structure is a pickle, and "
+            "loading a pickle can run any code hidden in it, so labkit refuses. In PyTorch, "
+            "load it (if you trust it) and convert: labkit.save({k: "
+            "labkit.from_numpy(v.numpy()) for k, v in sd.items()}, path).")
     infos = {}
     for info in zf.infolist():
         name = info.filename
-        if name == "data.pkl" or name.endswith("/data.pkl"):
-            raise CheckpointError(
-                "load: this is a PyTorch checkpoint (torch.save): its structure is a pickle, "
-                "and loading a pickle can run any code hidden in it, so labkit refuses. In "
-                "PyTorch, load it (if you trust it) and convert: labkit.save({k: "
-                "labkit.from_numpy(v.numpy()) for k, v in sd.items()}, path).")
         if name != _META and not _TENSOR_NAME.fullmatch(name):
             raise CheckpointError(f"load: unexpected entry {name!r} in the archive; a labkit "
                                   "checkpoint holds only labkit.json and tensors/<n>.npy. The "

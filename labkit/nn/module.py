@@ -5,6 +5,7 @@ module, `self.w = nn.Parameter(...)` a parameter, `self.register_buffer("mean", 
 that is state but not learned. Everything else (parameters(), state_dict(), to(), train(),
 zero_grad()) walks that tree. You write only __init__ and forward; autograd does backward.
 """
+import itertools
 from collections import OrderedDict, namedtuple
 
 from ..engine.device import Device
@@ -30,7 +31,7 @@ class RemovableHandle:
         self.remove()
 
 
-_next_hook_id = iter(range(1 << 62))
+_next_hook_id = itertools.count()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
