@@ -7,7 +7,7 @@ import time
 from labkit.utils.data import DataLoader, Dataset
 from timing import compare
 
-ITEMS, BATCH, COST_S = 256, 16, 0.002
+ITEMS, BATCH, COST_S = 512, 16, 0.002
 
 
 class SlowDataset(Dataset):
@@ -32,7 +32,7 @@ def epoch(num_workers):
 
 def main():
     med = compare({"num_workers=0": epoch(0), "num_workers=2": epoch(2)},
-                  rounds=7, number=1, warmup=1)
+                  rounds=5, number=1, warmup=1)
     print(f"{ITEMS} items of ~{COST_S * 1e3:.0f} ms each, batch {BATCH}, one epoch:")
     for name, t in med.items():
         print(f"  {name:<14s} {t * 1e3:8.1f} ms   {ITEMS / t:8.0f} items/s")
