@@ -88,6 +88,9 @@ class Device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    def __reduce__(self):
+        return (Device, (str(self),))  # rebuilt by name: the array module itself cannot be pickled
+
     def __eq__(self, other):
         if isinstance(other, str):
             other = Device(other)
