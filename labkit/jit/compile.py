@@ -136,6 +136,7 @@ class Entry:
         self.graph = graph
         outs, self.rebuild = _flatten(result, tracer)
         self.out_values = outs
+        self.single = len(outs) == 1 and isinstance(outs[0], Value)
         graph.outputs = [v for v in outs if isinstance(v, Value)]
         graph.stores = [(tracer.external[i][1], tracer.value_of(t, check=False))
                         for i, t in tracer.mutated.items()]
@@ -167,19 +168,25 @@ class Entry:
         for check in self.guards:
             if not check():
                 return False
-        return all(hyperparameters(o) == h for o, h in self.hyper)
+        for o, h in self.hyper:
+            if hyperparameters(o) != h:
+                return False
+        return True
 
     def run(self, flat):
         if self.joint is not None:
             res = self.joint.apply(*flat, *self.params)
             res = res if isinstance(res, tuple) else (res,)
         else:
-            res = self.program(*[t.data for t in flat], *[p.data for p in self.params])
+            res = self.program.fn(*[t.data for t in flat], *[p.data for p in self.params])
         for t in self.mutated:
             t._bump_version()
         device = self.device
         for leaf, idx in self.grad_plan:
             leaf.grad = None if idx is None else _make(res[idx], device)
+        if self.single:                 # the common case: one tensor out
+            r = res[0]
+            return r if type(r) is Tensor else _make(r, device)
         outs = []
         k = 0
         for v in self.out_values:
