@@ -85,7 +85,7 @@ class NotebookPage:
 
     def hide_file_browser(self):
         """More room for the notebook in screenshots (View > Appearance > left sidebar)."""
-        self.page.keyboard.press("Control+b")
+        self.page.keyboard.press("ControlOrMeta+b")
 
     def run_all(self):
         """Run > Run All Cells, as a student would; return once every cell has finished."""
@@ -130,14 +130,16 @@ class NotebookPage:
         return self.page.evaluate(FINGERPRINT_JS)
 
     def move_slider(self, handle):
-        """One keyboard step on the handle (right, or left at the end of its range).
+        """One keyboard step on the handle (up its range, or down from the top end).
         Returns (before, after) slider values; raises if no output changed."""
         before = float(handle.get_attribute("aria-valuenow"))
         at_end = before >= float(handle.get_attribute("aria-valuemax"))
+        vertical = handle.get_attribute("aria-orientation") == "vertical"
+        up, down = ("ArrowUp", "ArrowDown") if vertical else ("ArrowRight", "ArrowLeft")
         shown = self.fingerprint()
         handle.scroll_into_view_if_needed()
         handle.focus()
-        handle.press("ArrowLeft" if at_end else "ArrowRight")
+        handle.press(down if at_end else up)
         wait_for(lambda: float(handle.get_attribute("aria-valuenow")) != before, 10,
                  "the slider handle to move on a key press")
         wait_for(lambda: self.fingerprint() != shown and self.idle(), SLIDER_S,
