@@ -173,7 +173,7 @@ def test_compiled_forward_is_one_autograd_node_with_a_precompiled_backward():
 
 
 def test_a_large_fused_group_runs_block_by_block_and_gives_the_same_values():
-    from labkit.jit.codegen import TILE_MIN
+    from labkit.jit.tiling import TILE_MIN
     n = TILE_MIN + 12345                     # the last block is a partial one
     x, y = labkit.randn(n), labkit.randn(n)
 

@@ -16,20 +16,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
-from .ir import Raw, Value
-from .ops import LINEAR, MATMUL, POW_FAST, UFUNCS, TanhDeriv
-from .runtime import forward_caller, input_order
+from .emit import INPLACE_OK, Templates, how
+from .ir import Value
+from .ops import POW_FAST, UFUNCS
+from .tiling import Tiling
 
 INF = float("inf")
-TILE = 65536         # elements per block of a tiled fused group (256 KiB of float32)
-TILE_MIN = 4 * TILE  # groups at least this large run block by block
-_INPLACE_OK = set(UFUNCS) | {arithmetic.Pow, unary.Relu, unary.ClampMin, unary.ClampMax,
-                             unary.Clamp, unary.TanhGrad, unary.SigmoidGrad}
-_VIEWS = {shape.Reshape: "reshape", shape.Transpose: "swapaxes", shape.T: "swapaxes",
-          shape.Permute: "permute", shape.Expand: "expand", shape.Squeeze: "squeeze",
-          shape.SqueezeDim: "squeeze", shape.SqueezeDims: "squeeze",
-          shape.Unsqueeze: "unsqueeze"}
 
 
 class Program:
@@ -46,41 +38,6 @@ class Program:
 
     def __call__(self, *arrays):
         return self.fn(*arrays)
-
-
-def how(node):
-    """'out' (writes into a given buffer), 'view' (a view of its input) or 'call'."""
-    fn = node.fn
-    if node.meta.get("batched"):
-        return "batched"
-    if fn is None:
-        return "out"          # addmm / linear (+relu)
-    if fn in _VIEWS:
-        return "view"
-    out = node.outputs[0]
-    if node.meta.get("side") or len(node.outputs) != 1 or out.shape is None:
-        return "call"
-    if fn in UFUNCS or fn in (arithmetic.Pow, unary.Relu, unary.TanhGrad, unary.SigmoidGrad):
-        return "out"
-    if fn in (unary.ClampMin, unary.ClampMax, unary.Clamp):
-        return "out" if out.dtype.kind == "f" else "call"
-    if fn in MATMUL:
-        return "out" if len(out.shape) else "call"
-    if fn is LINEAR:
-        return "out" if node.args[0].shape is not None and len(node.args[0].shape) >= 1 \
-            else "call"
-    if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
-        return "out" if node.args[0].dtype.kind == "f" else "call"
-    if fn in (shape.Clone, inplace._Fill, inplace._Copy):
-        return "out"
-    return "call"
-
-
-def _numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def schedule(graph):
@@ -143,7 +100,7 @@ def generate(graph, xp=np, device=None):
     return gen.build()
 
 
-class _Gen:
+class _Gen(Templates, Tiling):
     def __init__(self, graph, xp, device):
         self.g, self.xp, self.device = graph, xp, device
         self.units = schedule(graph)
@@ -208,15 +165,6 @@ class _Gen:
                         self.pinned[v] = name     # (a CUDA kernel allocates its own outputs)
             node.meta["stack"] = k
 
-    def _batched(self, node):
-        k = node.meta["stack"]
-        lines = [f"copyto(_Y{k}_{i}, {self.name(y)})" for i, y in enumerate(node.args)
-                 if self.pinned.get(y) is None]
-        y, d = f"_Y{k}", f"_D{k}"
-        if node.fn is TanhDeriv:
-            return lines + [f"multiply({y}, {y}, {d})", f"subtract(1, {d}, {d})"]
-        return lines + [f"multiply({y}, {y}, {d})", f"subtract({y}, {d}, {d})"]
-
     def _allocate(self):
         self._stack()
         until, owner = self._lifetimes()
@@ -243,7 +191,7 @@ class _Gen:
             return self.pinned[v]             # a row of a stacked buffer
         if v in self.outputs:
             return None                       # fresh on every call
-        if node.fn in _INPLACE_OK:
+        if node.fn in INPLACE_OK:
             p = store_of.get(v)
             if p is not None and p in node.inputs and until.get(p) == i and \
                     self._key(p) == self._key(v):
@@ -264,118 +212,6 @@ class _Gen:
         return name
 
     # --- emitting -----------------------------------------------------------------------
-    def arg(self, a):
-        if isinstance(a, Value):
-            return self.name(a)
-        if isinstance(a, Raw):
-            return self.name(a.value)
-        if isinstance(a, tuple):
-            return "(" + "".join(self.arg(x) + ", " for x in a) + ")"
-        if isinstance(a, list):
-            return "[" + ", ".join(self.arg(x) for x in a) + "]"
-        return self.lit(a)
-
-    def out(self, v):
-        d = self.dst.get(v)
-        return d if d is not None else f"empty({v.shape!r}, {self.lit(v.dtype)})"
-
-    def emit(self, node):
-        fn, a, outs = node.fn, node.args, node.outputs
-        kind = how(node)
-        if kind == "call":
-            return self._call(node)
-        if kind == "batched":
-            return self._batched(node)
-        v = outs[0]
-        name, out = self.name(v), self.out(v)
-        if kind == "view":
-            return [f"{name} = {self._view(fn, a, v)}"]
-        if fn is None:
-            return self._matmul_bias(node, name, out)
-        if fn in UFUNCS:
-            args = ", ".join(self.arg(x) for x in a)
-            sep = ", out=" if fn in (select.Maximum, select.Minimum) else ", "
-            return [f"{name} = {UFUNCS[fn]}({args}{sep}{out})"]
-        if fn is arithmetic.Pow:
-            x, p = self.arg(a[0]), a[1]
-            if p in POW_FAST and not isinstance(p, bool):
-                return [f"{name} = {POW_FAST[p]}({x}, {out})"]
-            return [f"{name} = power({x}, {self.lit(p)}, {out})"]
-        if fn is unary.Relu:
-            return [f"{name} = maximum({self.arg(a[0])}, 0, out={out})"]
-        if fn is unary.ClampMin:
-            return [f"{name} = maximum({self.arg(a[0])}, {self.lit(a[1])}, out={out})"]
-        if fn is unary.ClampMax:
-            return [f"{name} = minimum({self.arg(a[0])}, {self.lit(a[2])}, out={out})"]
-        if fn is unary.Clamp:
-            return [f"{name} = clip({self.arg(a[0])}, {self.lit(a[1])}, {self.lit(a[2])}, "
-                    f"out={out})"]
-        if fn is unary.TanhGrad:        # g - g * y * y, in the engine's order
-            g, y = self.arg(a[0]), self.arg(a[1])
-            s = self._scratch(v, 0)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {s})",
-                    f"{name} = subtract({g}, {s}, {out})"]
-        if fn is unary.SigmoidGrad:     # gy = g * y; gy - gy * y
-            g, y = self.arg(a[0]), self.arg(a[1])
-            s, t = self._scratch(v, 0), self._scratch(v, 1)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {t})",
-                    f"{name} = subtract({s}, {t}, {out})"]
-        if fn in MATMUL:
-            return [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}, {out})"]
-        if fn is LINEAR:                   # x @ w.T (+ b), as the engine's Linear.forward
-            lines = [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}.T, {out})"]
-            if a[2] is not None:
-                lines.append(f"add({name}, {self.arg(a[2])}, {name})")
-            return lines
-        if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
-            op = "sum" if fn in (reduce.Sum, reduce.SumAll) else "mean"
-            return [f"{name} = {self.arg(a[0])}.{op}(axis={self.lit(a[1])}, "
-                    f"keepdims={self.lit(a[2])}, out={out})"]
-        if fn is shape.Clone:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[0])})"]
-        if fn is inplace._Fill:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
-        if fn is inplace._Copy:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
-        raise AssertionError(f"no template for {node.kind}")
-
-    def _scratch(self, v, k):
-        key = f"_s{k}_{'x'.join(map(str, v.shape))}_{v.dtype.name}"
-        if key not in self.ns:
-            self.ns[key] = self.xp.empty(v.shape, v.dtype)
-        return key
-
-    def _view(self, fn, a, v):
-        x = self.arg(a[0])
-        op = _VIEWS[fn]
-        if op in ("reshape", "squeeze"):
-            return f"{x}.reshape({v.shape!r})"
-        if op == "swapaxes":
-            return f"swapaxes({x}, {a[1]}, {a[2]})"
-        if op == "permute":
-            return f"{x}.transpose({self.lit(tuple(a[1]))})"
-        if op == "expand":
-            return f"broadcast_to({x}, {v.shape!r})"
-        return f"expand_dims({x}, {a[1]})"
-
-    def _matmul_bias(self, node, name, out):
-        x, w, b = (self.arg(t) for t in node.args)
-        w = f"{w}.T" if node.meta["linear"] else w
-        lines = [f"{name} = matmul({x}, {w}, {out})", f"add({name}, {b}, {name})"]
-        if node.meta["relu"]:
-            lines.append(f"maximum({name}, 0, out={name})")
-        return lines
-
-    def _call(self, node):
-        key = f"_call{len([k for k in self.ns if k.startswith('_call')])}_{node.kind}"
-        self.ns[key] = forward_caller(node, self.device)
-        args = ", ".join(self.name(v) for v in input_order(node))
-        outs = [self.name(v) if v.kind == "Tensor" else "_" for v in node.outputs]
-        sides = node.meta.get("side", ())
-        if len(outs) == 1 and not sides:
-            return [f"{outs[0]} = {key}({args})"]
-        return [f"{', '.join(outs)}, = {key}({args})"]
-
     # --- the program ------------------------------------------------------------------------
     def build(self):
         self.readers = {}
@@ -450,61 +286,6 @@ class _Gen:
         defaults = self._defaults(body, skip=ins)
         return "\n".join([f"def {kname}({', '.join(ins + defaults)}):"] +
                          ["    " + line for line in body])
-
-    def _tileable(self, group, members):
-        """Large groups whose inputs are whole arrays of the group's shape (or numbers)."""
-        shape = members[0].outputs[0].shape
-        size = 1
-        for d in shape:
-            size *= d
-        return (size >= TILE_MIN and self.xp is np and not self.pinned
-                and all(m.fn in _INPLACE_OK and m.outputs[0].shape == shape for m in members)
-                and all(v.shape == shape for v in group.args))
-
-    def _tiled_kernel(self, kname, group, members):
-        """The group run over blocks of TILE elements: every op of a block works on data
-        still in the CPU's cache, instead of streaming whole arrays through memory once per
-        op. The results go straight into the group's output arrays."""
-        inside = {v for m in members for v in m.outputs}
-        last = {}
-        for i, m in enumerate(members):
-            for v in m.inputs:
-                last[v] = i
-        n = _numel(members[0].outputs[0].shape)
-        head = [f"for s in range(0, {n}, {TILE}):", f"    e = min(s + {TILE}, {n})"]
-        pre = []
-        saved = dict(self.dst), dict(self.name.of)
-        for v in group.args:
-            flat = f"{self.name(v)}_flat"
-            pre.append(f"{flat} = {self.name(v)}.reshape(-1)")
-            self.name.of[v] = f"{flat}[s:e]"
-        outs = []
-        for v in group.outputs:
-            full = f"{self.name(v)}_full"
-            pre.append(f"{full} = {self.out(v)}")
-            outs.append(full)
-            self.dst[v] = f"{full}.reshape(-1)[s:e]"
-        scratch, free = 0, []
-        body = []
-        for i, m in enumerate(members):
-            v = m.outputs[0]
-            if v not in group.outputs:
-                reuse = next((self.dst[u] for u in m.inputs if u in inside and last.get(u) == i
-                              and u not in group.outputs and self.dst.get(u) in free), None)
-                if reuse is None:
-                    name = f"_t{scratch}"
-                    scratch += 1
-                    self.ns[name] = self.xp.empty(TILE, v.dtype)
-                    reuse = f"{name}[:e - s]"
-                    free.append(reuse)
-                self.dst[v] = reuse
-            body += ["    " + line for line in self.emit(m)]
-        self.dst, self.name.of = saved
-        ins = [self.name(v) for v in group.args]
-        lines = pre + head + body + ["return (" + "".join(o + ", " for o in outs) + ")"]
-        defaults = self._defaults(lines, skip=ins)
-        return "\n".join([f"def {kname}({', '.join(ins + defaults)}):"] +
-                         ["    " + line for line in lines])
 
     def _defaults(self, body, skip=()):
         """Namespace names the code uses, bound as default arguments (fast local lookups)."""
