@@ -5,8 +5,8 @@ import numpy as np
 
 from .emit import INPLACE_OK
 
-TILE = 65536         # elements per block of a tiled fused group (256 KiB of float32)
-TILE_MIN = 4 * TILE  # groups at least this large run block by block
+TILE = 262144        # elements per block of a tiled fused group (1 MiB of float32)
+TILE_MIN = 2 * TILE  # groups at least this large run block by block
 
 
 def _numel(shape):

@@ -2,6 +2,8 @@
 result becomes a constant (the backward's ones, the 2 in d(x**2), a transposed constant).
 Also two algebraic no-ops a backward often makes: x ** 1 and x * 1 are x; and a constant array
 holding one number over and over, in an elementwise op, becomes that number."""
+import math
+
 from ...engine.device import device_of_array
 from ...engine.ops import arithmetic
 from ..ir import Value
@@ -26,7 +28,19 @@ def fold_constants(graph):
             graph.nodes.remove(node)
         else:
             _uniform_to_number(node)
+            _divide_by_power_of_two(node)
     return graph
+
+
+def _divide_by_power_of_two(node):
+    """x / 2**k -> x * 2**-k: the same bits (the reciprocal is exact), and a multiplication
+    is several times cheaper than a division."""
+    if node.fn is not arithmetic.Div or len(node.args) != 2:
+        return
+    x, c = node.args
+    if isinstance(x, Value) and type(c) is float and c != 0 and math.isfinite(c) \
+            and math.frexp(abs(c))[0] == 0.5:
+        node.fn, node.kind, node.args = arithmetic.Mul, "mul", (x, 1.0 / c)
 
 
 def _uniform_to_number(node):
