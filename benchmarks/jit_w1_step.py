@@ -10,26 +10,12 @@ import numpy as np
 import labkit
 from labkit import jit
 from timing import compare, report
-from w1_two_layer_step import LR, W1, W2, X, Y, numpy_step
+from w1_two_layer_step import make_step as make_eager_step, numpy_step
 
 
 def make_step():
-    x, y = labkit.from_numpy(X), labkit.from_numpy(Y)
-    w1 = labkit.from_numpy(W1.copy()).requires_grad_()
-    w2 = labkit.from_numpy(W2.copy()).requires_grad_()
-
-    def step():
-        nonlocal w1, w2
-        y_pred = x.mm(w1).clamp(min=0).mm(w2)
-        loss = (y_pred - y).pow(2).sum()
-        loss.backward()
-        with labkit.no_grad():
-            w1 -= LR * w1.grad
-            w2 -= LR * w2.grad
-            w1.grad = None
-            w2.grad = None
-        return loss
-    return step
+    """The eager step of benchmarks/w1_two_layer_step.py, on fresh copies of the weights."""
+    return make_eager_step(labkit, labkit.from_numpy)
 
 
 def main():

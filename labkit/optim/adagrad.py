@@ -2,8 +2,7 @@
 updated parameters keep large steps, frequent ones slow down (good for sparse features); the
 steps only ever shrink."""
 from ..engine.creation import full_like
-from ..engine.grad_mode import no_grad
-from .optimizer import Optimizer, run_closure
+from .optimizer import Optimizer
 
 
 class Adagrad(Optimizer):
@@ -19,15 +18,6 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p]["step"] = 0
                 self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
-
-    def step(self, closure=None):
-        loss = run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         g = -p.grad if group["maximize"] else p.grad

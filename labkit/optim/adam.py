@@ -2,9 +2,8 @@
 of its square (v, its scale): w -= lr * m_hat / (sqrt(v_hat) + eps), the hats undoing the bias
 of averages that start at zero. Steps are about lr in size whatever the gradient's scale."""
 from ..engine.creation import zeros_like
-from ..engine.grad_mode import no_grad
 from ..engine.ops.select import maximum
-from .optimizer import Optimizer, run_closure
+from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
@@ -19,15 +18,6 @@ class Adam(Optimizer):
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize,
                                       decoupled_weight_decay=decoupled_weight_decay))
-
-    def step(self, closure=None):
-        loss = run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]

@@ -86,7 +86,18 @@ class Optimizer:
                         p.grad.zero_()
 
     def step(self, closure=None):
-        raise NotImplementedError(f"{type(self).__name__} must define step(closure=None).")
+        """Update every parameter that has a gradient, one at a time (subclasses define
+        _update(p, group); SGD overrides step to update all parameters in one loop)."""
+        loss = run_closure(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p, group):
+        raise NotImplementedError(f"{type(self).__name__} must define _update(p, group) or step().")
 
     def state_dict(self):
         """{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}:

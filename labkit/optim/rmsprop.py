@@ -1,8 +1,7 @@
 """RMSprop: divide each gradient by the root of a running average of its squares, so every
 parameter moves at a similar pace (Hinton's lecture-notes optimizer, Adam's ancestor)."""
 from ..engine.creation import zeros_like
-from ..engine.grad_mode import no_grad
-from .optimizer import Optimizer, run_closure
+from .optimizer import Optimizer
 
 
 class RMSprop(Optimizer):
@@ -14,15 +13,6 @@ class RMSprop(Optimizer):
                              f"weight_decay={weight_decay}.")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                                       momentum=momentum, centered=centered, maximize=maximize))
-
-    def step(self, closure=None):
-        loss = run_closure(closure)
-        with no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
-        return loss
 
     def _update(self, p, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
