@@ -1,5 +1,4 @@
 """Conv2d: a bank of small learned filters slid over an image."""
-import math
 
 from ..engine.creation import empty
 from ..engine.ops.fold import pair
@@ -33,11 +32,7 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_channels * self.kernel_size[0] * self.kernel_size[1]
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.reset_affine_(self.weight, self.bias)
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)

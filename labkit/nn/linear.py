@@ -1,5 +1,4 @@
 """Linear (y = x W^T + b) and Identity."""
-import math
 
 from ..engine.creation import empty
 from ..engine.functional import linear
@@ -35,11 +34,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.in_features
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.reset_affine_(self.weight, self.bias)
 
     def forward(self, input):
         return linear(input, self.weight, self.bias)
