@@ -49,7 +49,7 @@ def numel(x):
 def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
-    if name in ("viz", "jit", "onnx"):
+    if name in ("viz", "jit", "onnx", "bench"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'labkit' has no attribute {name!r}")

@@ -1,5 +1,14 @@
-"""labkit.cuda: is there a GPU, how many, and waiting for it (torch.cuda's basics)."""
+"""labkit.cuda: is there a GPU, waiting for it, timing it, and its memory (torch.cuda's basics).
+
+Everything here works on a machine without a GPU in the sense that it says so: is_available()
+is False, device_count() is 0, synchronize() does nothing, and asking for a GPU-only figure
+(an Event, memory in use) raises an error that says why and what to do.
+"""
 from .engine import device as _device
+
+_NO_GPU = ("{what} needs a CUDA GPU, and none is usable here (cupy is not installed or sees no "
+           "GPU). Guard GPU-only code with `if labkit.cuda.is_available():`; on a GPU machine "
+           "install the CuPy build for its CUDA version (see the README).")
 
 
 def is_available():
@@ -14,9 +23,107 @@ def device_count():
 
 
 def synchronize(device=None):
-    """Block until all queued GPU work is done (needed before reading a clock)."""
+    """Block until all queued GPU work is done (needed before reading a clock).
+
+    GPU calls return as soon as the work is queued; the GPU runs it later. A no-op without one.
+    """
     if _device.cuda_available():
         _device.synchronize(device if device is not None else "cuda")
 
 
-__all__ = ["is_available", "device_count", "synchronize"]
+def _cupy(what):
+    if not _device.cuda_available():
+        raise RuntimeError(_NO_GPU.format(what=what))
+    return _device._cupy
+
+
+def _index(device):
+    """The GPU number for `device` (None, an int, 'cuda:1' or a labkit device)."""
+    if device is None:
+        return 0
+    if isinstance(device, int):
+        return device
+    dev = _device.Device(device)
+    if dev.type != "cuda":
+        raise ValueError(f"labkit.cuda: expected a cuda device, got '{dev}'.")
+    return dev.index
+
+
+def get_device_name(device=None):
+    """The GPU's marketing name, e.g. 'NVIDIA H100 80GB HBM3'."""
+    name = _cupy("labkit.cuda.get_device_name()").cuda.runtime.getDeviceProperties(
+        _index(device))["name"]
+    return name.decode() if isinstance(name, bytes) else name
+
+
+def memory_allocated(device=None):
+    """Bytes held by live tensors on the GPU (cupy's memory pool: blocks in use)."""
+    cp = _cupy("labkit.cuda.memory_allocated()")
+    with cp.cuda.Device(_index(device)):
+        return cp.get_default_memory_pool().used_bytes()
+
+
+def memory_reserved(device=None):
+    """Bytes the caching allocator holds from the GPU: in use plus cached for reuse.
+
+    Freed tensors return their blocks to the cache, not to the GPU, so reserved >= allocated;
+    nvidia-smi shows the reserved figure.
+    """
+    cp = _cupy("labkit.cuda.memory_reserved()")
+    with cp.cuda.Device(_index(device)):
+        return cp.get_default_memory_pool().total_bytes()
+
+
+def empty_cache():
+    """Give cached, unused GPU memory back to the driver (allocated memory is untouched)."""
+    if _device.cuda_available():
+        _device._cupy.get_default_memory_pool().free_all_blocks()
+        _device._cupy.get_default_pinned_memory_pool().free_all_blocks()
+
+
+class Event:
+    """A marker in the GPU's queue of work. Two recorded events time the GPU work between them
+    on the GPU's own clock, without stopping the CPU in between:
+
+        start, end = Event(enable_timing=True), Event(enable_timing=True)
+        start.record(); y = a @ b; end.record()
+        end.synchronize(); start.elapsed_time(end)   # milliseconds
+    """
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        cp = _cupy("labkit.cuda.Event")
+        self.enable_timing = enable_timing
+        self._event = cp.cuda.Event(block=blocking, disable_timing=not enable_timing,
+                                    interprocess=interprocess)
+        self._recorded = False
+
+    def record(self, stream=None):
+        """Put the marker into the queue; it completes when the GPU reaches it."""
+        self._event.record(stream)
+        self._recorded = True
+
+    def synchronize(self):
+        """Wait on the CPU until the GPU has reached this event."""
+        self._event.synchronize()
+
+    def query(self):
+        """True when the GPU has reached this event (never waits)."""
+        return self._event.done
+
+    def elapsed_time(self, end_event):
+        """Milliseconds of GPU time from this event to `end_event` (waits for end_event)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Event.elapsed_time(): both events need enable_timing=True, e.g. "
+                               "labkit.cuda.Event(enable_timing=True).")
+        if not (self._recorded and end_event._recorded):
+            raise RuntimeError("Event.elapsed_time(): both events must be recorded first: call "
+                               "start.record() before the work and end.record() after it.")
+        end_event.synchronize()
+        return float(_device._cupy.cuda.get_elapsed_time(self._event, end_event._event))
+
+    def __repr__(self):
+        return f"<labkit.cuda.Event enable_timing={self.enable_timing} recorded={self._recorded}>"
+
+
+__all__ = ["Event", "device_count", "empty_cache", "get_device_name", "is_available",
+           "memory_allocated", "memory_reserved", "synchronize"]

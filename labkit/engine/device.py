@@ -118,13 +118,44 @@ def device_of_array(arr):
     return Device("cuda", arr.device.id)
 
 
-def to_device_array(arr, dev):
-    """Copy `arr` to device `dev` (explicit transfer; a no-op when already there)."""
+def to_device_array(arr, dev, non_blocking=False):
+    """Copy `arr` to device `dev` (explicit transfer; a no-op when already there).
+
+    non_blocking=True makes a host-to-GPU copy asynchronous on the current stream when the
+    host array is pinned, so the CPU can queue more work while the copy engine runs; from
+    pageable memory the driver must stage the data, so the copy stays synchronous (as in torch).
+    """
     if dev.type == "cpu":
         return arr if isinstance(arr, np.ndarray) else arr.get()
     cp = dev.xp
     with cp.cuda.Device(dev.index):
+        if non_blocking and isinstance(arr, np.ndarray) and is_pinned_array(arr):
+            out = cp.empty(arr.shape, arr.dtype)
+            out.set(np.ascontiguousarray(arr), stream=cp.cuda.get_current_stream())
+            return out
         return cp.asarray(arr)
+
+
+_HOST_PINNED = 1  # cudaMemoryTypeHost: page-locked host memory the GPU can read by DMA
+
+
+def is_pinned_array(arr):
+    """True when a host (numpy) array lives in page-locked memory (False without CUDA)."""
+    if not isinstance(arr, np.ndarray) or arr.size == 0 or not cuda_available():
+        return False
+    try:
+        return _cupy.cuda.runtime.pointerGetAttributes(arr.ctypes.data).type == _HOST_PINNED
+    except Exception:     # older drivers report ordinary host memory as an error
+        return False
+
+
+def pin_array(arr):
+    """A copy of host array `arr` in pinned memory (callers check cuda_available() first:
+    pinning is the CUDA driver's job)."""
+    import cupyx
+    out = cupyx.empty_pinned(arr.shape, arr.dtype)
+    out[...] = arr
+    return out
 
 
 def synchronize(dev=None):

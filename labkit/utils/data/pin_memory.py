@@ -22,12 +22,7 @@ def pin_memory(data):
 
 def _pin(data):
     if isinstance(data, Tensor):
-        if data.device is not cpu:
-            return data
-        import cupyx                      # present whenever cuda_available() is True
-        arr = cupyx.empty_pinned(data.data.shape, data.data.dtype)
-        arr[...] = data.data
-        return Tensor._make(arr, cpu, data.requires_grad)
+        return data.pin_memory() if data.device is cpu else data
     if isinstance(data, collections.abc.Mapping):
         return type(data)({k: _pin(v) for k, v in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):

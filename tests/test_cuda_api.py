@@ -1,0 +1,139 @@
+"""labkit.cuda and pinned memory: clear errors without a GPU, real behaviour with one.
+
+The GPU half runs on a CUDA machine, and in CI on the numpy-backed fake CuPy
+(LABKIT_FAKE_CUDA=1, tests/fake_cupy), which checks the code path, not the hardware.
+"""
+import gc
+
+import numpy as np
+import pytest
+
+import labkit
+from labkit.utils.data import DataLoader, TensorDataset
+
+
+@pytest.fixture
+def no_gpu():
+    if labkit.cuda.is_available():
+        pytest.skip("a CUDA GPU is present: the no-GPU errors cannot happen")
+
+
+def test_without_a_gpu_the_basics_answer_plainly(no_gpu):
+    assert labkit.cuda.is_available() is False
+    assert labkit.cuda.device_count() == 0
+    labkit.cuda.synchronize()      # nothing to wait for: a no-op, as on torch's CPU build
+    labkit.cuda.empty_cache()
+
+
+@pytest.mark.parametrize("call, what", [
+    (lambda: labkit.cuda.Event(enable_timing=True), "labkit.cuda.Event"),
+    (lambda: labkit.cuda.memory_allocated(), "memory_allocated()"),
+    (lambda: labkit.cuda.memory_reserved(), "memory_reserved()"),
+    (lambda: labkit.cuda.get_device_name(), "get_device_name()"),
+])
+def test_without_a_gpu_gpu_only_figures_raise_and_say_how_to_guard(no_gpu, call, what):
+    with pytest.raises(RuntimeError) as err:
+        call()
+    msg = str(err.value)
+    assert what in msg and "labkit.cuda.is_available()" in msg and "README" in msg
+
+
+@pytest.mark.parametrize("move", [
+    lambda x: x.cuda(), lambda x: x.to("cuda"), lambda x: x.to("cuda:0", non_blocking=True),
+    lambda x: labkit.zeros(2, device="cuda"), lambda x: labkit.nn.Linear(2, 2).cuda(),
+])
+def test_without_a_gpu_cuda_requests_name_the_device_and_the_fallback(no_gpu, move):
+    with pytest.raises(RuntimeError, match=r"'cuda(:0)?' was requested.*device='cpu'"):
+        move(labkit.ones(2))
+
+
+def test_without_a_gpu_pinning_explains_itself(no_gpu):
+    x = labkit.ones(3)
+    assert x.is_pinned() is False
+    with pytest.raises(RuntimeError, match="pin_memory\\(\\): pinned host memory needs a CUDA GPU"):
+        x.pin_memory()
+
+
+# --- with a GPU (or the fake CuPy) ----------------------------------------------------------
+
+def test_device_count_and_name(cuda_only):
+    assert labkit.cuda.device_count() >= 1
+    name = labkit.cuda.get_device_name(0)
+    assert isinstance(name, str) and name == labkit.cuda.get_device_name("cuda:0")
+
+
+def test_events_time_gpu_work(cuda_only):
+    a = labkit.randn(256, 256, device="cuda")
+    start, end = labkit.cuda.Event(enable_timing=True), labkit.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        a = a @ a / 16
+    end.record()
+    ms = start.elapsed_time(end)          # waits for `end` itself
+    assert isinstance(ms, float) and ms > 0 and end.query()
+
+
+def test_event_misuse_is_explained(cuda_only):
+    start, end = labkit.cuda.Event(enable_timing=True), labkit.cuda.Event(enable_timing=True)
+    with pytest.raises(RuntimeError, match="must be recorded first"):
+        start.elapsed_time(end)
+    plain = labkit.cuda.Event()
+    plain.record()
+    start.record()
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        start.elapsed_time(plain)
+
+
+def test_memory_figures_follow_tensors(cuda_only):
+    labkit.cuda.synchronize()
+    before = labkit.cuda.memory_allocated()
+    x = labkit.zeros(1 << 20, device="cuda")          # 4 MiB of float32
+    during = labkit.cuda.memory_allocated()
+    assert during - before >= 4 << 20
+    assert labkit.cuda.memory_reserved() >= during
+    del x
+    gc.collect()
+    assert labkit.cuda.memory_allocated() == before
+    cached = labkit.cuda.memory_reserved()
+    assert cached >= before + (4 << 20)     # the freed block stays cached for reuse ...
+    labkit.cuda.empty_cache()
+    assert cached - labkit.cuda.memory_reserved() >= 4 << 20   # ... until empty_cache()
+
+
+def test_pin_memory_pins_once_and_keeps_values_and_gradients(cuda_only):
+    x = labkit.randn(4, 3, requires_grad=True)
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.device == "cpu"
+    assert p.pin_memory() is p
+    np.testing.assert_array_equal(p.detach().numpy(), x.detach().numpy())
+    (p * 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 3), 2.0, np.float32))
+    with pytest.raises(RuntimeError, match="only cpu tensors can be pinned"):
+        labkit.ones(2, device="cuda").pin_memory()
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_copies_to_the_gpu_blocking_or_not(cuda_only, pinned):
+    x = labkit.arange(12, dtype=labkit.float32).reshape(3, 4)
+    if pinned:
+        x = x.pin_memory()
+    y = x.to("cuda", non_blocking=True)
+    labkit.cuda.synchronize()
+    assert y.device == "cuda:0"
+    np.testing.assert_array_equal(y.cpu().numpy(), x.numpy())
+    np.testing.assert_array_equal(x.cuda(non_blocking=True).cpu().numpy(), x.numpy())
+
+
+def test_dataloader_pins_every_cpu_tensor_of_a_batch(cuda_only):
+    ds = TensorDataset(labkit.randn(6, 2), labkit.arange(6))
+    batches = list(DataLoader(ds, batch_size=4, pin_memory=True))
+    assert all(t.is_pinned() for b in batches for t in b)
+    np.testing.assert_array_equal(batches[0][1].numpy(), np.arange(4))
+    assert [tuple(b[0].shape) for b in batches] == [(4, 2), (2, 2)]
+
+
+def test_timing_on_the_gpu_synchronizes(cuda_only):
+    a = labkit.randn(128, 128, device="cuda")
+    t = labkit.bench.timeit(lambda: a @ a, warmup=1, repeat=3, device="cuda",
+                            flops=2 * 128 ** 3)
+    assert t.device == "cuda:0" and t.flops_per_s > 0
