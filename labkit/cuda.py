@@ -31,6 +31,23 @@ def synchronize(device=None):
         _device.synchronize(device if device is not None else "cuda")
 
 
+def current_device():
+    """The GPU number tensors go to by default (labkit always uses GPU 0 unless told)."""
+    _cupy("labkit.cuda.current_device()")
+    return 0
+
+
+def manual_seed(seed):
+    """Seed random numbers for cuda tensors. labkit draws them on the host with one generator
+    for every device (so a seeded run gives the same numbers on cpu and cuda): this is
+    labkit.manual_seed. Like torch's, it works without a GPU too."""
+    from .engine.creation import manual_seed as _seed
+    return _seed(seed)
+
+
+manual_seed_all = manual_seed
+
+
 def _cupy(what):
     if not _device.cuda_available():
         raise RuntimeError(_NO_GPU.format(what=what))
@@ -125,5 +142,6 @@ class Event:
         return f"<labkit.cuda.Event enable_timing={self.enable_timing} recorded={self._recorded}>"
 
 
-__all__ = ["Event", "device_count", "empty_cache", "get_device_name", "is_available",
-           "memory_allocated", "memory_reserved", "synchronize"]
+__all__ = ["Event", "current_device", "device_count", "empty_cache", "get_device_name",
+           "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
+           "memory_reserved", "synchronize"]

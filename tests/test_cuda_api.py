@@ -30,6 +30,7 @@ def test_without_a_gpu_the_basics_answer_plainly(no_gpu):
     (lambda: labkit.cuda.memory_allocated(), "memory_allocated()"),
     (lambda: labkit.cuda.memory_reserved(), "memory_reserved()"),
     (lambda: labkit.cuda.get_device_name(), "get_device_name()"),
+    (lambda: labkit.cuda.current_device(), "current_device()"),
 ])
 def test_without_a_gpu_gpu_only_figures_raise_and_say_how_to_guard(no_gpu, call, what):
     with pytest.raises(RuntimeError) as err:
@@ -54,12 +55,21 @@ def test_without_a_gpu_pinning_explains_itself(no_gpu):
         x.pin_memory()
 
 
+def test_cuda_manual_seed_seeds_the_one_host_generator(device):
+    labkit.cuda.manual_seed(7)
+    a = labkit.randn(5, device=device)
+    labkit.manual_seed(7)
+    b = labkit.randn(5)
+    np.testing.assert_array_equal(a.cpu().numpy(), b.numpy())   # same numbers on every device
+
+
 # --- with a GPU (or the fake CuPy) ----------------------------------------------------------
 
 def test_device_count_and_name(cuda_only):
     assert labkit.cuda.device_count() >= 1
     name = labkit.cuda.get_device_name(0)
     assert isinstance(name, str) and name == labkit.cuda.get_device_name("cuda:0")
+    assert labkit.cuda.current_device() == 0
 
 
 def test_events_time_gpu_work(cuda_only):
