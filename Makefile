@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup lab test bench clean
+.PHONY: setup lab test test-fake-cuda bench clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,13 @@ lab: setup
 test: setup
 	LABKIT_GRAPHVIZ=wasm $(BIN)/python -m pytest --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests course/lectures
+
+# The cuda code path on a machine without a GPU: LABKIT_FAKE_CUDA=1 puts tests/fake_cupy, a
+# numpy-backed stand-in for CuPy that keeps CuPy's host/device rules, in front of `import cupy`,
+# so every device-parametrised test also runs its "cuda" case. It checks labkit's cupy code path
+# (no numpy array mixed into device code, no implicit copy to the host), not a GPU.
+test-fake-cuda: setup
+	LABKIT_FAKE_CUDA=1 $(BIN)/pytest -p no:cacheprovider -q tests --ignore=tests/ui
 
 bench: setup
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

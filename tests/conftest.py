@@ -3,14 +3,35 @@
 torch is never imported here: the oracle test files import it with pytest.importorskip, and the
 helpers below import it lazily, so the rest of the suite runs where PyTorch is not installed.
 """
+import os
+import pathlib
+import sys
 import types
 
 import numpy as np
 import pytest
 
-import labkit
+# LABKIT_FAKE_CUDA=1 (make test-fake-cuda): `import cupy` finds tests/fake_cupy, a numpy-backed
+# test double, so every cuda case below runs on this CPU and CuPy's host/device rules are enforced.
+FAKE_CUDA = os.environ.get("LABKIT_FAKE_CUDA") == "1"
+if FAKE_CUDA:
+    sys.path.insert(0, str(pathlib.Path(__file__).with_name("fake_cupy")))
+
+import labkit  # noqa: E402
 
 _NO_GPU = "no CUDA GPU: cuda cases run only on a GPU machine"
+
+
+_FAKE_LINE = "cuda: FAKE numpy-backed cupy (tests/fake_cupy) \u2014 checks the cupy code path, not a GPU"
+
+
+def pytest_report_header(config):
+    return _FAKE_LINE if FAKE_CUDA else None
+
+
+def pytest_terminal_summary(terminalreporter):
+    if FAKE_CUDA:           # the header is hidden under -q (pyproject's addopts): say it again
+        terminalreporter.write_line(_FAKE_LINE)
 
 
 @pytest.fixture(scope="session", params=[
