@@ -33,6 +33,6 @@ def cnn(seed=0):
 
 
 def close(a, b, tol=1e-5):
-    a = a.detach().numpy() if isinstance(a, labkit.Tensor) else np.asarray(a)
-    b = b.detach().numpy() if isinstance(b, labkit.Tensor) else np.asarray(b)
+    a = a.detach().cpu().numpy() if isinstance(a, labkit.Tensor) else np.asarray(a)
+    b = b.detach().cpu().numpy() if isinstance(b, labkit.Tensor) else np.asarray(b)
     return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol)

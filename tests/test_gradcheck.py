@@ -140,3 +140,12 @@ def test_gradcheck_catches_a_gradient_that_is_wrong_only_through_broadcasting():
 
     with pytest.raises(GradcheckError, match="input 1"):
         gradcheck(ForgetsToSum.apply, (x64(4, 3), x64(3)))
+
+
+def test_gradcheck_on_the_device(device):
+    """Central differences on the device's arrays, compared on the host."""
+    a = x64(3, 4).to(device).detach().requires_grad_()
+    b = x64(4, seed=1).to(device).detach().requires_grad_()
+    assert gradcheck(lambda a, b: (a * b).tanh().sum(1), (a, b))
+    with pytest.raises(GradcheckError):
+        gradcheck(WrongSin.apply, (a,))

@@ -1,5 +1,7 @@
 """jit.compile: a whole training step (forward, backward, optimizer.step) replayed as one array
 program gives the same losses and parameters as the eager step, call after call."""
+import os
+
 import numpy as np
 import pytest
 
@@ -147,10 +149,32 @@ def test_a_fused_group_has_a_cuda_kernel_source():
 
 
 @pytest.mark.skipif(not labkit.cuda.is_available(), reason="needs a GPU with CuPy")
+@pytest.mark.skipif(os.environ.get("LABKIT_FAKE_CUDA") == "1",
+                    reason="fake cupy cannot compile CUDA C (a fused group is an ElementwiseKernel)")
 def test_compiled_step_on_the_gpu_matches_the_cpu():
     f = jit.compile(lambda x, y: ((x * 0.5 + y).relu() * y).tanh().sum())
     x, y = labkit.randn(64, 32), labkit.randn(64, 32)
     assert close(f(x.cuda(), y.cuda()).cpu(), f(x, y))
+
+
+@pytest.mark.parametrize("opt_cls,kw", [(optim.SGD, dict(lr=0.1, momentum=0.9)),
+                                        (optim.Adam, dict(lr=0.01))])
+def test_compiled_training_step_on_the_device_matches_eager(device, opt_cls, kw):
+    """The generated program runs on the device's array module (cupy on a GPU), backward and
+    optimizer included. Fusion is off: on a GPU a fused group is a CUDA kernel (tested above)."""
+    from labkit.jit import passes
+    no_fusion = tuple(p for p in passes.PIPELINE if p is not passes.fuse_elementwise)
+    xs = [labkit.from_numpy(a).to(device) for a in arrays((6, 2), (6, 2), (6, 2))]
+    t = labkit.tensor([0, 1, 2, 1, 0, 2], device=device)
+    eager, me = model_step(lambda: mlp().to(device), opt_cls, **kw)
+    fn, mc = model_step(lambda: mlp().to(device), opt_cls, **kw)
+    compiled = jit.compile(fn, pipeline=no_fusion)
+    for x in xs:
+        assert close(compiled(x, t).cpu(), eager(x, t).cpu(), 1e-4)
+    for a, b in zip(me.parameters(), mc.parameters()):
+        assert a.device.type == device and close(a.cpu(), b.cpu(), 1e-4)
+        assert close(a.grad.cpu(), b.grad.cpu(), 1e-4)
+    assert compiled.last.program is not None
 
 
 def test_compiled_forward_is_one_autograd_node_with_a_precompiled_backward():

@@ -38,6 +38,19 @@ def test_onnxruntime_matches_labkit(make, shape, tmp_path):
     assert got.shape == want.shape and np.allclose(got, want, atol=1e-5, rtol=1e-5)
 
 
+def test_a_model_on_the_device_exports(device, tmp_path):
+    model = cnn()
+    x = labkit.from_numpy(np.random.default_rng(0).standard_normal((2, 1, 8, 8))
+                          .astype(np.float32))
+    path = tmp_path / "model.onnx"
+    labkit.onnx.export(model.to(device), x.to(device), path, input_names=["x"])
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (got,) = sess.run(None, {"x": x.numpy()})
+    with labkit.no_grad():
+        want = model(x.to(device)).cpu().numpy()
+    assert np.allclose(got, want, atol=1e-5, rtol=1e-5)
+
+
 def test_a_function_exports_with_weights_as_initializers(tmp_path):
     rng = np.random.default_rng(1)
     w1, w2 = (labkit.from_numpy(rng.standard_normal(s).astype(np.float32))

@@ -50,6 +50,13 @@ def test_saved_trace_runs_in_a_fresh_process(tmp_path, make, shape):
     assert close(_run_fresh(path, shape), model(_x(shape)))
 
 
+def test_a_trace_made_on_the_device_saves_and_loads_on_the_cpu(tmp_path, device):
+    model = cnn().to(device)
+    path = tmp_path / "model.zip"
+    jit.trace(model, _x((2, 1, 8, 8)).to(device)).save(path)
+    assert close(jit.load(path)(_x((2, 1, 8, 8))), model(_x((2, 1, 8, 8)).to(device)))
+
+
 def test_saved_script_with_control_flow_runs_in_a_fresh_process(tmp_path):
     def f(x, n: int):
         y = x.relu() if x.sum() > 0 else -x

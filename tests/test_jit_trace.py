@@ -47,6 +47,28 @@ def test_trace_modules_match_eager_with_gradients(make):
         assert close(g, p.grad)
 
 
+@pytest.mark.parametrize("make", [mlp, cnn])
+def test_trace_on_the_device_matches_eager_call_after_call(device, make):
+    """The arrays a forward keeps for its backward (max_pool's indices, softmax) are read
+    afresh on every call, cupy arrays as much as numpy ones: not frozen at trace time."""
+    model = make().to(device)
+    shape = (5, 1, 8, 8) if make is cnn else (5, 2)
+    xs = [labkit.from_numpy(a).to(device) for a in arrays(shape, shape, shape)]
+    target = labkit.tensor([0, 1, 2, 1, 0], device=device)
+    traced = jit.trace(model, xs[0])
+    for x in xs:
+        model.zero_grad()
+        loss = labkit.nn.functional.cross_entropy(traced(x), target)
+        loss.backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad()
+        eager = labkit.nn.functional.cross_entropy(model(x), target)
+        eager.backward()
+        assert loss.device.type == device and close(loss, eager)
+        for g, p in zip(grads, model.parameters()):
+            assert close(g, p.grad)
+
+
 def test_parameters_are_captured_by_reference():
     model = mlp()
     x = labkit.randn(3, 2)

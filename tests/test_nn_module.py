@@ -255,3 +255,10 @@ def test_parameter_basics():
     assert nn.Parameter().shape == (0,)
     data = labkit.randn(3)
     assert nn.Parameter(data).data is data.data                 # shares memory
+
+
+def test_a_parameter_made_from_a_device_tensor_stays_on_the_device(device):
+    t = labkit.randn(3, 2, device=device)
+    p = nn.Parameter(t)
+    assert p.device.type == device and p.requires_grad and p.data is t.data
+    assert labkit.Tensor(t.data).device.type == device

@@ -16,7 +16,8 @@ def _outputs(fn, inputs):
 
 
 def numerical_jacobian(fn, inputs, i, out_index=0, eps=1e-6):
-    """d out / d inputs[i] by central differences, shape (out.numel(), inputs[i].numel())."""
+    """d out / d inputs[i] by central differences, shape (out.numel(), inputs[i].numel()).
+    A host (numpy) array, whatever the device: it is compared with analytical_jacobian's."""
     x = inputs[i]
     if not x.data.flags.c_contiguous:
         x.data = x.data.copy()
@@ -26,9 +27,9 @@ def numerical_jacobian(fn, inputs, i, out_index=0, eps=1e-6):
         for k in range(flat.size):
             orig = flat[k].item()
             flat[k] = orig + eps
-            plus = _outputs(fn, inputs)[out_index].data.astype(np.float64).reshape(-1)
+            plus = _outputs(fn, inputs)[out_index]._host().astype(np.float64).reshape(-1)
             flat[k] = orig - eps
-            minus = _outputs(fn, inputs)[out_index].data.astype(np.float64).reshape(-1)
+            minus = _outputs(fn, inputs)[out_index]._host().astype(np.float64).reshape(-1)
             flat[k] = orig
             cols.append((plus - minus) / (2 * eps))
     return np.stack(cols, axis=1) if cols else np.zeros((0, 0))

@@ -26,7 +26,8 @@ class Tensor:
     def __init__(self, data, requires_grad=False):
         if isinstance(data, Tensor):
             data = data.data
-        if not hasattr(data, "__array_namespace__") and not isinstance(data, np.ndarray):
+        if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
+                or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
             data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
         self.data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)

@@ -16,13 +16,13 @@ class Env(dict):
 
     def tensor(self, v, device):
         x = self[v]
-        if isinstance(x, np.ndarray):
+        if isinstance(x, (np.ndarray, device.xp.ndarray)):
             x = _make(x, device)
         return x
 
     def arg(self, a, device):
         if isinstance(a, Raw):
-            return as_array(self[a.value])
+            return as_array(self[a.value], device.xp)
         if isinstance(a, Value):
             return self.tensor(a, device)
         if isinstance(a, tuple):
@@ -103,9 +103,9 @@ def _side_products(node, env, device, first):
     n = len(node.outputs) - len(node.meta["side"])
     fn = getattr(first, "grad_fn", None)
     if fn is not None:
-        vals = [follow(fn, p, fn._to_save) for p in node.meta["side"]]
+        vals = [follow(fn, p, fn._to_save, device.xp) for p in node.meta["side"]]
     else:
-        arrays = [as_array(env[v]) for v in input_order(node)]
+        arrays = [as_array(env[v], device.xp) for v in input_order(node)]
         vals = forward_caller(node, device)(*arrays)[n:]
     for v, a in zip(node.outputs[n:], vals):
         env[v] = a

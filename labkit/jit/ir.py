@@ -188,7 +188,7 @@ def _fmt(arg):
         return "[" + ", ".join(_fmt(a) for a in arg) + "]"
     if isinstance(arg, dict):
         return "{" + ", ".join(f"{k}={_fmt(a)}" for k, a in arg.items()) + "}"
-    if isinstance(arg, np.ndarray):
+    if is_array(arg):
         return f"array{tuple(arg.shape)}"
     if isinstance(arg, np.dtype):
         return arg.name
@@ -208,10 +208,20 @@ def node_line(node):
     return f"{outs} = {call}" if outs else call
 
 
+def is_array(x):
+    """A numpy array, or a GPU (cupy) array: what a forward computes on and saves."""
+    return isinstance(x, np.ndarray) or hasattr(x, "__cuda_array_interface__")
+
+
+def host_array(a):
+    """A constant or parameter array as numpy, copied from the GPU when it lives there."""
+    return a if isinstance(a, np.ndarray) else a.get() if hasattr(a, "get") else np.asarray(a)
+
+
 def _const_text(value):
-    if isinstance(value, np.ndarray):
+    if hasattr(value, "shape") and not isinstance(value, np.generic):   # numpy or cupy array
         if value.size <= 4:
-            return np.array2string(value.reshape(-1), separator=", ")
+            return np.array2string(host_array(value).reshape(-1), separator=", ")
         return f"{value.dtype.name}{tuple(value.shape)}"
     return repr(value)
 

@@ -27,7 +27,7 @@ def trace_backward(tracer, graph, outputs, wrt):
     traced graph; returns (grad-output input values, gradient values or None)."""
     seeds, grad_inputs = [], []
     for i, o in enumerate(outputs):
-        g = _make(np.ones(o.data.shape, o.data.dtype), o.device)
+        g = _make(o.device.xp.ones(o.data.shape, o.data.dtype), o.device)
         v = graph.add_input(f"grad_out{i}", o.data.shape, o.data.dtype)
         tracer.bind(g, v)
         seeds.append(g)

@@ -28,21 +28,22 @@ class StandInCtx:
         pass
 
 
-def as_array(x):
+def as_array(x, xp=np):
+    """A tensor's array, an array of `xp` (numpy or cupy) as it is, anything else via xp."""
     if isinstance(x, Tensor):
         return x.data
-    if isinstance(x, np.ndarray):
+    if isinstance(x, (np.ndarray, xp.ndarray)):
         return x
-    return np.asarray(x)
+    return xp.asarray(x)
 
 
-def follow(ctx, path, saved):
+def follow(ctx, path, saved, xp=np):
     """The array at `path` (("saved", i, ...) or ("attr", name, ...)) inside a ctx whose
     save_for_backward got `saved`."""
     obj = saved if path[0] == "saved" else getattr(ctx, path[1])
     for i in path[1 if path[0] == "saved" else 2:]:
         obj = obj[i]
-    return as_array(obj)
+    return as_array(obj, xp)
 
 
 class _Slot:
@@ -75,15 +76,16 @@ def forward_caller(node, device):
     needs = tuple(isinstance(a, Value) and a.requires_grad for a in node.args)
     sides = node.meta.get("side", ())
     n_out = len(node.outputs) - len(sides)
-    forward = node.fn.forward
+    forward, xp = node.fn.forward, device.xp
 
     def call(*arrays):
         ctx = StandInCtx(needs)
         out = forward(ctx, *_fill(slots, arrays, device))
-        outs = tuple(as_array(o) for o in out) if isinstance(out, tuple) else (as_array(out),)
+        outs = (tuple(as_array(o, xp) for o in out) if isinstance(out, tuple)
+                else (as_array(out, xp),))
         if not sides and n_out == 1:
             return outs[0]
-        return outs[:n_out] + tuple(follow(ctx, p, ctx.saved) for p in sides)
+        return outs[:n_out] + tuple(follow(ctx, p, ctx.saved, xp) for p in sides)
     call.__name__ = f"call_{node.kind}"
     return call
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..engine.device import Device
 from ..engine.function import Function
 from ..engine.tensor import Tensor
-from .ir import Graph, Raw, Value
+from .ir import Graph, Raw, Value, host_array
 
 FORMAT = "labkit.jit.graph"
 VERSION = 1
@@ -175,10 +175,10 @@ def save(obj, path):
         entry = _val(v)
         entry["role"] = v.role
         if v.role == "param":
-            arrays[f"params/{v.name}.npy"] = np.asarray(v.ref.data)
+            arrays[f"params/{v.name}.npy"] = host_array(v.ref.data)
         doc["inputs"].append(entry)
     for c in graph.constants:
-        arrays[f"constants/{c.name}.npy"] = np.asarray(c.ref)
+        arrays[f"constants/{c.name}.npy"] = host_array(c.ref)
         doc["constants"].append(_val(c))
     body = _graph_json(graph, arrays, top=True)
     doc["body"] = body

@@ -16,7 +16,6 @@ import os
 import sys
 import warnings
 
-import numpy as np
 
 from ..engine import autograd
 from ..engine.function import AccumulateGrad
@@ -24,7 +23,7 @@ from ..engine.grad_mode import mode
 from ..engine.ops.arithmetic import Add
 from ..engine.ops.convert import ToCopy
 from ..engine.tensor import Tensor
-from .ir import Graph, Raw
+from .ir import Graph, Raw, is_array
 from .ops import kind_of
 
 _LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -193,7 +192,7 @@ class Tracer:
         for a in args:
             if isinstance(a, Tensor):
                 out.append(self.value_of(a))
-            elif isinstance(a, np.ndarray):
+            elif is_array(a):
                 out.append(Raw(self.array_value(a)))
             elif isinstance(a, tuple):
                 out.append(self._convert(a))
@@ -212,7 +211,7 @@ class Tracer:
             self._find_arrays(val, root, node)
 
     def _find_arrays(self, val, path, node):
-        if isinstance(val, np.ndarray):
+        if is_array(val):
             if id(val) not in self._a and id(val) not in self._side:
                 self._side[id(val)] = (val, node, path)
         elif isinstance(val, (tuple, list)):

@@ -1,8 +1,7 @@
 """Common-subexpression elimination: two nodes that run the same op on the same values
 with the same constants compute the same thing; keep the first, read it for both."""
-import numpy as np
 
-from ..ir import Raw, Value
+from ..ir import Raw, Value, is_array
 from .uses import replace_uses
 
 
@@ -13,7 +12,7 @@ def _key(a):
         return ("r", id(a.value))
     if isinstance(a, (tuple, list)):
         return (type(a).__name__,) + tuple(_key(x) for x in a)
-    if isinstance(a, np.ndarray):
+    if is_array(a):
         return ("a", id(a))
     if isinstance(a, slice):
         return ("s", _key(a.start), _key(a.stop), _key(a.step))
