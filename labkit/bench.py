@@ -93,7 +93,8 @@ def timeit(fn, *, warmup=3, repeat=10, number=1, device=None, sync=True, flops=N
            nbytes=None, label="", timer=time.perf_counter):
     """Time `fn()`: `warmup` untimed calls, then `repeat` measurements of `number` calls each.
 
-    device   where fn's work runs: 'cpu', 'cuda', 'cuda:1'; None waits for every GPU present.
+    device   where fn's work runs: 'cpu', 'cuda', 'cuda:1'. None waits for every GPU present
+             (safe, but the Timing cannot say where the work ran: name the device).
     sync     synchronize the device before each clock read (leave True: False is the mistake
              the lecture shows; the queue is drained once afterwards either way).
     flops    floating-point operations per call (e.g. 2*n**3 for an n x n matmul) -> FLOP/s.
@@ -124,8 +125,9 @@ def timeit(fn, *, warmup=3, repeat=10, number=1, device=None, sync=True, flops=N
             wait()
         times.append((timer() - t0) / number)
     wait()                 # leave no queued work behind to slow down whatever runs next
-    where = device if device is not None else ("cuda" if target else "cpu")
-    return Timing(times, label=label, device=Device(where), flops=flops, nbytes=nbytes,
+    where = str(Device(device)) if device is not None else (
+        "unspecified, GPUs synced" if target else "cpu")
+    return Timing(times, label=label, device=where, flops=flops, nbytes=nbytes,
                   sync=sync, warmup=warmup)
 
 

@@ -147,3 +147,53 @@ def test_timing_on_the_gpu_synchronizes(cuda_only):
     t = labkit.bench.timeit(lambda: a @ a, warmup=1, repeat=3, device="cuda",
                             flops=2 * 128 ** 3)
     assert t.device == "cuda:0" and t.flops_per_s > 0
+
+
+def _fake_cupy_transfers():
+    cupy = pytest.importorskip("cupy")
+    if not hasattr(cupy, "transfers"):
+        pytest.skip("counting copies needs the fake CuPy (LABKIT_FAKE_CUDA=1)")
+    return cupy.transfers
+
+
+def _copies_per_step(model, opt, loss_fn, x, y, steps=3):
+    transfers = _fake_cupy_transfers()
+    for i in range(2 + steps):
+        if i == 2:                       # after warm-up (optimizer state made, caches filled)
+            transfers.update(to_device=0, to_host=0)
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return transfers["to_device"] / steps, transfers["to_host"] / steps
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda p: labkit.optim.SGD(p, lr=0.1, momentum=0.9), lambda p: labkit.optim.Adam(p),
+    lambda p: labkit.optim.AdamW(p),
+])
+def test_a_training_step_on_the_gpu_copies_nothing_between_host_and_device(make_opt):
+    """Each host<->GPU copy is a round trip over PCIe and a sync that empties the GPU's queue:
+    a step must stay on the device (only cross_entropy reads one flag back, see below)."""
+    _fake_cupy_transfers()
+    labkit.manual_seed(0)
+    nn = labkit.nn
+    model = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 3)).cuda()
+    x, y = labkit.randn(16, 20, device="cuda"), labkit.randn(16, 3, device="cuda")
+    assert _copies_per_step(model, make_opt(model.parameters()), nn.functional.mse_loss,
+                            x, y) == (0, 0)
+
+
+def test_known_copies_cross_entropy_range_check_and_dropout_mask():
+    """The two copies a step may make, on purpose: cross_entropy reads back one flag (are all
+    targets in range? CuPy would wrap a bad one around silently), and dropout copies its mask,
+    drawn by labkit's one host generator so cpu and cuda runs draw the same numbers."""
+    _fake_cupy_transfers()
+    labkit.manual_seed(0)
+    nn = labkit.nn
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(64, 3)).cuda()
+    x, y = labkit.randn(8, 3, 8, 8, device="cuda"), labkit.randint(0, 3, (8,), device="cuda")
+    opt = labkit.optim.SGD(model.parameters(), lr=0.1)
+    assert _copies_per_step(model, opt, nn.functional.cross_entropy, x, y) == (0, 1)
+    model.append(nn.Dropout(0.2))
+    assert _copies_per_step(model, opt, nn.functional.cross_entropy, x, y) == (1, 1)

@@ -270,3 +270,22 @@ def test_reducing_an_empty_tensor():
 
 def test_duplicate_dims():
     raises(RuntimeError, lambda: labkit.ones(2, 3).sum((1, -1)), "more than once")
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda x, d: x[labkit.tensor([0, 3], device=d)], "index 3 is out of bounds for axis 0"),
+    (lambda x, d: x[:, labkit.tensor([-5], device=d)], "index -5 is out of bounds for axis 1"),
+    (lambda x, d: x[..., labkit.tensor([4], device=d)], "index 4 is out of bounds for axis 1"),
+    (lambda x, d: x[[0, 2]], "index 2 is out of bounds for axis 0"),
+    (lambda x, d: x.__setitem__(labkit.tensor([9], device=d), 1.0), "index 9 is out of bounds"),
+    (lambda x, d: F.cross_entropy(x, labkit.tensor([0, 4], device=d)), "class indices in \\[0, 3\\]"),
+    (lambda x, d: F.nll_loss(x, labkit.tensor([-1, 0], device=d)), "class indices in \\[0, 3\\]"),
+    (lambda x, d: labkit.nn.functional.embedding(labkit.tensor([5], device=d), x),
+     "indices must lie in \\[0, 1\\]"),
+])
+def test_out_of_range_indices_raise_on_every_device(device, bad, match):
+    """numpy raises for an out-of-range index, CuPy silently wraps it around (i % n): labkit
+    checks on the GPU so both devices refuse it (the fake CuPy wraps like the real one)."""
+    x = labkit.ones(2, 4, device=device)
+    with pytest.raises(IndexError, match=match):
+        bad(x, device)

@@ -23,6 +23,33 @@ def _index_arrays(idx, x):
     return idx
 
 
+def _check_bounds(x, idx):
+    """Integer-array indices in range, checked by hand on a GPU: CuPy wraps an out-of-range
+    index around (i % n) where numpy raises, which would be a silently wrong answer. Costs one
+    device sync per index array, only on the GPU."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    shape = x.data.shape
+    axis = 0
+    for i in items:
+        if i is Ellipsis:
+            axis += len(shape) - sum(_axes_used(j) for j in items)
+        elif hasattr(i, "dtype") and i.dtype.kind in "iu" and i.size and axis < len(shape):
+            n = shape[axis]
+            if bool(((i < -n) | (i >= n)).any()):
+                hi = int(i.max())
+                bad = hi if hi >= n else int(i.min())
+                raise _index_error(x, idx, f"index {bad} is out of bounds for axis {axis} "
+                                           f"with size {n}")
+        axis += _axes_used(i)
+
+
+def _axes_used(i):
+    """How many dims of the indexed tensor one index item consumes."""
+    if i is None or i is Ellipsis:
+        return 0
+    return i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
+
+
 def _is_basic(idx):
     items = idx if isinstance(idx, tuple) else (idx,)
     return all(i is None or i is Ellipsis or isinstance(i, (int, slice, np.integer)) for i in items)
@@ -116,6 +143,8 @@ class IndexPut(Function):
 @tensor_method("__getitem__")
 def getitem(x, idx):
     idx = _index_arrays(idx, x)
+    if x.device.type != "cpu":
+        _check_bounds(x, idx)
     if _is_basic(idx):
         ints = all(isinstance(i, (int, np.integer)) or i is Ellipsis
                    for i in (idx if isinstance(idx, tuple) else (idx,)))
@@ -129,6 +158,8 @@ def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
     idx = _index_arrays(idx, x)
+    if x.device.type != "cpu":
+        _check_bounds(x, idx)
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")

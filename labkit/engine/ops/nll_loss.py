@@ -5,8 +5,9 @@ from .index import Index
 
 
 def _check(name, scores, target):
-    """Shapes and dtype of (N, C) scores and (N,) class indices; no negative index (numpy
-    would silently count it from the end). Indices >= C are caught by `pick`."""
+    """Shapes and dtype of (N, C) scores and (N,) class indices, all in [0, C): numpy would
+    count a negative index from the end and CuPy wraps any out-of-range one around, both
+    silently wrong answers."""
     s, t = scores.data, target.data
     if s.ndim != 2 or t.ndim != 1 or t.shape[0] != s.shape[0]:
         raise RuntimeError(f"{name}: expected input (N, C) and target (N,), got "
@@ -14,7 +15,7 @@ def _check(name, scores, target):
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"{name}: target must hold class indices (int64), got "
                            f"{target.dtype}. Use target.long().")
-    if t.size and int(t.min()) < 0:
+    if t.size and bool(((t < 0) | (t >= s.shape[1])).any()):
         raise _range_error(name, scores, t)
 
 
@@ -27,10 +28,7 @@ def _range_error(name, scores, t):
 def pick(name, scores, target, values):
     """values[i, target[i]] for each row i, and the (rows, target) index used."""
     where = (scores.device.xp.arange(values.shape[0]), target.data)
-    try:
-        return values[where], where
-    except IndexError:
-        raise _range_error(name, scores, target.data) from None
+    return values[where], where
 
 
 class NllLoss(Function):

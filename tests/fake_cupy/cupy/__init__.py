@@ -23,6 +23,10 @@ import numpy as _np
 from . import cuda  # noqa: F401
 from .cuda import _track_device
 
+# Copies across the host/device boundary, counted so tests can check that a training step on
+# the GPU makes none (each one is a PCIe round trip, and a sync, on a real GPU).
+transfers = {"to_device": 0, "to_host": 0}
+
 _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. "
              "Please use `.get()` to construct a NumPy array explicitly.")
 _MISSING = {"errstate", "seterr", "geterr", "seterrcall", "geterrcall", "ctypeslib", "ma",
@@ -88,16 +92,29 @@ class ufunc:
         return _function(getattr(self._u, method))
 
 
-def _index(key):
+def _index(key, shape):
     """An index for numpy: fake arrays unwrapped; numpy arrays and lists allowed (CuPy copies
-    them to the device). Returns (key, whether it holds an advanced index)."""
+    them to the device). Out-of-range integer-array indices wrap around (i % n), as in CuPy,
+    where numpy would raise. Returns (key, whether it holds an advanced index)."""
     items = key if type(key) is tuple else (key,)
-    out, adv = [], False
+    used = sum(0 if k is None or k is Ellipsis else
+               (_np.ndim(k._a if isinstance(k, ndarray) else k)
+                if _np.asarray(k._a if isinstance(k, ndarray) else k).dtype == bool else 1)
+               for k in items)
+    out, adv, axis = [], False, 0
     for k in items:
         if isinstance(k, ndarray):
-            k = k._a
-        if isinstance(k, (_np.ndarray, list)):
+            k, adv = k._a, True
+        elif isinstance(k, (_np.ndarray, list)):
+            transfers["to_device"] += 1     # CuPy copies a host index to the device
             adv = True
+        if k is Ellipsis:
+            axis += len(shape) - used
+        elif k is not None:
+            arr = _np.asarray(k) if isinstance(k, (_np.ndarray, list)) else None
+            if arr is not None and arr.dtype.kind in "iu" and axis < len(shape) and shape[axis]:
+                k = _np.mod(arr, shape[axis])
+            axis += arr.ndim if arr is not None and arr.dtype == bool else 1
         out.append(k)
     return (tuple(out) if type(key) is tuple else out[0]), adv
 
@@ -180,6 +197,7 @@ class ndarray:
         raise TypeError(_IMPLICIT)
 
     def get(self, stream=None, order="C", out=None, blocking=True):
+        transfers["to_host"] += 1
         if out is None:
             return _np.array(self._a, order=order, copy=True)
         if not isinstance(out, _np.ndarray):
@@ -194,6 +212,7 @@ class ndarray:
             raise TypeError(f"{arr.dtype} array cannot be set to {self._a.dtype} array")
         if arr.shape != self._a.shape:
             raise ValueError(f"Shape mismatch. Old shape: {self._a.shape}, new shape: {arr.shape}")
+        transfers["to_device"] += 1
         self._a[...] = arr
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -254,22 +273,25 @@ class ndarray:
         self._a.fill(value)
 
     def item(self, *args):
+        transfers["to_host"] += 1
         return self._a.item(*args)
 
     def tolist(self):
+        transfers["to_host"] += 1
         return self._a.tolist()
 
     # --- indexing and protocols ---------------------------------------------------------
     def __getitem__(self, key):
-        return _wrap(self._a[_index(key)[0]])
+        return _wrap(self._a[_index(key, self._a.shape)[0]])
 
     def __setitem__(self, key, value):
-        key, adv = _index(key)
+        key, adv = _index(key, self._a.shape)
         if isinstance(value, ndarray):
             value = value._a
         elif isinstance(value, _np.ndarray):
             if not adv and value.ndim:
                 raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+            transfers["to_device"] += 1
         elif not isinstance(value, (bool, int, float, complex, _np.generic)) and not adv:
             raise _unsupported(value)
         self._a[key] = value
@@ -283,18 +305,23 @@ class ndarray:
         return (self[i] for i in range(len(self._a)))
 
     def __float__(self):
+        transfers["to_host"] += 1
         return float(self._a)
 
     def __int__(self):
+        transfers["to_host"] += 1
         return int(self._a)
 
     def __complex__(self):
+        transfers["to_host"] += 1
         return complex(self._a)
 
     def __bool__(self):
+        transfers["to_host"] += 1
         return bool(self._a)
 
     def __index__(self):
+        transfers["to_host"] += 1
         return self._a.__index__()
 
     def __repr__(self):
@@ -348,6 +375,7 @@ ndarray.__eq__, ndarray.__ne__ = _equality("__eq__"), _equality("__ne__")
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0):
     if isinstance(obj, ndarray):
         return ndarray._of(_np.array(obj._a, dtype=dtype, copy=copy, order=order, ndmin=ndmin))
+    transfers["to_device"] += 1
     return ndarray._of(_np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin))
 
 
@@ -355,6 +383,7 @@ def asarray(a, dtype=None, order=None):
     if isinstance(a, ndarray):
         b = _np.asarray(a._a, dtype=dtype, order=order)
         return a if b is a._a else ndarray._of(b)
+    transfers["to_device"] += 1
     return ndarray._of(_np.array(a, dtype=dtype, order=order, copy=True))
 
 
