@@ -44,6 +44,19 @@ def test_repo2docker_uses_binder_folder():
     apt = re.search(r"apt-get install --yes --no-install-recommends ([^&]*)&&", out)
     assert apt and set(apt.group(1).split()) == set(lines("apt.txt")), out[-3000:]
     assert 'pip install --no-cache-dir -r "binder/requirements.txt"' in out, out[-3000:]
+    assert 'R2D_ENTRYPOINT="${REPO_DIR}/binder/start"' in out, out[-3000:]
+
+
+@pytest.mark.parametrize("cpu_limit, threads", [(None, "1"), ("2.0", "2"), ("0.5", "1"), ("", "1")])
+def test_start_gives_blas_one_thread_per_cpu_the_container_may_use(cpu_limit, threads):
+    env = {"PATH": "/usr/bin:/bin"}
+    if cpu_limit is not None:
+        env["CPU_LIMIT"] = cpu_limit
+    run = subprocess.run([str(BINDER / "start"), "sh", "-c",
+                          "echo $OPENBLAS_NUM_THREADS $OMP_NUM_THREADS $MKL_NUM_THREADS"],
+                         capture_output=True, text=True, env=env, timeout=30)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [threads] * 3
 
 
 def test_binder_python_is_one_labkit_supports():
