@@ -95,7 +95,7 @@ def workload_rows(table):
         cpu_ms, gpu_ms = (table.where(bench=b, label=f"labkit {d}").rows[0]["median_ms"]
                           for d in ("cpu", "cuda"))
         print(f"{b}: cpu {cpu_ms:.3f} ms, cuda {gpu_ms:.3f} ms per step "
-              f"(cuda is {cpu_ms / gpu_ms:.1f}x faster)", flush=True)
+              f"(speed-up on cuda: {cpu_ms / gpu_ms:.2f}x)", flush=True)
 
 
 def h2d_rows(table, mib):

@@ -26,6 +26,7 @@ from .cuda import _track_device
 # Copies across the host/device boundary, counted so tests can check that a training step on
 # the GPU makes none (each one is a PCIe round trip, and a sync, on a real GPU).
 transfers = {"to_device": 0, "to_host": 0}
+__version__ = "0+fake"   # not a CuPy release: reports that print it show the fake
 
 _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. "
              "Please use `.get()` to construct a NumPy array explicitly.")

@@ -45,3 +45,11 @@ def pointerGetAttributes(ptr):
         if any(p <= ptr < p + max(n, 1) for p, n in list(registry.values())):
             return PointerAttributes(kind, ptr)
     return PointerAttributes(0, ptr)
+
+
+def runtimeGetVersion():
+    return 0          # no CUDA here: 0 says so in any report that prints it
+
+
+def driverGetVersion():
+    return 0
