@@ -34,7 +34,7 @@ test: setup
 # so every device-parametrised test also runs its "cuda" case. It checks labkit's cupy code path
 # (no numpy array mixed into device code, no implicit copy to the host), not a GPU.
 test-fake-cuda: setup
-	LABKIT_FAKE_CUDA=1 $(BIN)/pytest -p no:cacheprovider -q tests --ignore=tests/ui
+	LABKIT_FAKE_CUDA=1 $(BIN)/pytest -p no:cacheprovider tests --ignore=tests/ui
 
 bench: setup
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
