@@ -97,27 +97,32 @@ def _index(key, shape):
     """An index for numpy: fake arrays unwrapped; numpy arrays and lists allowed (CuPy copies
     them to the device). Out-of-range integer-array indices wrap around (i % n), as in CuPy,
     where numpy would raise. Returns (key, whether it holds an advanced index)."""
-    items = key if type(key) is tuple else (key,)
-    used = sum(0 if k is None or k is Ellipsis else
-               (_np.ndim(k._a if isinstance(k, ndarray) else k)
-                if _np.asarray(k._a if isinstance(k, ndarray) else k).dtype == bool else 1)
-               for k in items)
-    out, adv, axis = [], False, 0
-    for k in items:
+    items = []
+    adv = False
+    for k in (key if type(key) is tuple else (key,)):
         if isinstance(k, ndarray):
             k, adv = k._a, True
         elif isinstance(k, (_np.ndarray, list)):
             transfers["to_device"] += 1     # CuPy copies a host index to the device
-            adv = True
+            k, adv = _np.asarray(k), True
+        items.append(k)
+    out, axis = [], 0
+    for k in items:
         if k is Ellipsis:
-            axis += len(shape) - used
-        elif k is not None:
-            arr = _np.asarray(k) if isinstance(k, (_np.ndarray, list)) else None
-            if arr is not None and arr.dtype.kind in "iu" and axis < len(shape) and shape[axis]:
-                k = _np.mod(arr, shape[axis])
-            axis += arr.ndim if arr is not None and arr.dtype == bool else 1
+            axis += len(shape) - sum(_axes_used(j) for j in items)
+        elif isinstance(k, _np.ndarray) and k.dtype.kind in "iu" and axis < len(shape) \
+                and shape[axis]:
+            k = _np.mod(k, shape[axis])
+        axis += _axes_used(k)
         out.append(k)
     return (tuple(out) if type(key) is tuple else out[0]), adv
+
+
+def _axes_used(k):
+    """How many dims of the indexed array one index item consumes."""
+    if k is None or k is Ellipsis:
+        return 0
+    return k.ndim if isinstance(k, _np.ndarray) and k.dtype == bool else 1
 
 
 def _operand(x):
