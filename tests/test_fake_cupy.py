@@ -67,6 +67,26 @@ def test_indices_may_be_numpy_but_basic_assignment_of_a_numpy_array_may_not():
     assert a.get().tolist() == [[7.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
 
 
+def test_out_of_range_integer_indices_wrap_around_as_in_cupy():
+    """CuPy's documented difference from numpy: no IndexError, the index is taken modulo n.
+    So labkit must check indices itself on a GPU (tests/test_errors.py checks that it does)."""
+    a = cp.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(a[cp.asarray([3])].get(), [[3, 4, 5]])
+    np.testing.assert_array_equal(a[:, [5, -4]].get(), [[2, 2], [5, 5]])
+    np.testing.assert_array_equal(a[..., np.array([4])].get(), [[1], [4]])
+    b = cp.zeros(3)
+    b[cp.asarray([4])] = 1
+    np.testing.assert_array_equal(b.get(), [0, 1, 0])
+
+
+def test_host_device_copies_are_counted():
+    cp.transfers.update(to_device=0, to_host=0)
+    a = cp.asarray(np.ones(3))
+    a[np.array([0])] = 2.0          # a host index is copied over
+    float(a.sum()), a.get()
+    assert cp.transfers == {"to_device": 2, "to_host": 2}
+
+
 def test_transfers_are_explicit_and_copy():
     host = np.arange(4.0)
     dev = cp.asarray(host)
