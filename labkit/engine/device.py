@@ -118,6 +118,13 @@ def device_of_array(arr):
     return Device("cuda", arr.device.id)
 
 
+def to_host(arr):
+    """`arr` as a numpy array: a GPU array is copied to the host (explicitly, with .get())."""
+    if isinstance(arr, np.ndarray):
+        return arr
+    return arr.get() if hasattr(arr, "get") else np.asarray(arr)
+
+
 def to_device_array(arr, dev, non_blocking=False):
     """Copy `arr` to device `dev` (explicit transfer; a no-op when already there).
 
@@ -126,7 +133,7 @@ def to_device_array(arr, dev, non_blocking=False):
     pageable memory the driver must stage the data, so the copy stays synchronous (as in torch).
     """
     if dev.type == "cpu":
-        return arr if isinstance(arr, np.ndarray) else arr.get()
+        return to_host(arr)
     cp = dev.xp
     with cp.cuda.Device(dev.index):
         if non_blocking and isinstance(arr, np.ndarray) and is_pinned_array(arr):

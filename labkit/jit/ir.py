@@ -12,6 +12,8 @@ import itertools
 
 import numpy as np
 
+from ..engine.device import to_host
+
 _DTYPES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
            "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -213,15 +215,10 @@ def is_array(x):
     return isinstance(x, np.ndarray) or hasattr(x, "__cuda_array_interface__")
 
 
-def host_array(a):
-    """A constant or parameter array as numpy, copied from the GPU when it lives there."""
-    return a if isinstance(a, np.ndarray) else a.get() if hasattr(a, "get") else np.asarray(a)
-
-
 def _const_text(value):
     if hasattr(value, "shape") and not isinstance(value, np.generic):   # numpy or cupy array
         if value.size <= 4:
-            return np.array2string(host_array(value).reshape(-1), separator=", ")
+            return np.array2string(to_host(value).reshape(-1), separator=", ")
         return f"{value.dtype.name}{tuple(value.shape)}"
     return repr(value)
 

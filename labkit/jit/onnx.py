@@ -9,7 +9,8 @@ import numpy as np
 from ..engine.ops import (activation, arithmetic, compare, convert, linalg, linear, pool,
                           reduce, select, shape, softmax, unary)
 from ..engine.ops.conv import Conv2d
-from .ir import Raw, Value, host_array
+from ..engine.device import to_host
+from .ir import Raw, Value
 from .ops import _class_of
 from .trace import as_tuple, trace
 
@@ -38,7 +39,7 @@ class _Writer:
 
     def const(self, value, dtype):
         """An initializer holding a Python number or array (named k0, k1, ...)."""
-        arr = np.asarray(host_array(value), dtype=dtype)
+        arr = np.asarray(to_host(value), dtype=dtype)
         name = f"k{self.n}"
         self.n += 1
         self.inits.append(self.onnx.numpy_helper.from_array(arr, name))
@@ -142,9 +143,9 @@ def export(model_or_fn, example_inputs, path, input_names=None, output_names=Non
     w = _Writer(onnx, g)
     for v in g.inputs:
         if v.role == "param":
-            w.inits.append(onnx.numpy_helper.from_array(host_array(v.ref.data), v.name))
+            w.inits.append(onnx.numpy_helper.from_array(to_host(v.ref.data), v.name))
     for c in g.constants:
-        w.inits.append(onnx.numpy_helper.from_array(host_array(c.ref), c.name))
+        w.inits.append(onnx.numpy_helper.from_array(to_host(c.ref), c.name))
     for node in g.nodes:
         w.node(node)
     inputs = [v for v in g.inputs if v.role == "input"]

@@ -12,10 +12,10 @@ import zipfile
 
 import numpy as np
 
-from ..engine.device import Device
+from ..engine.device import Device, to_host
 from ..engine.function import Function
 from ..engine.tensor import Tensor
-from .ir import Graph, Raw, Value, host_array
+from .ir import Graph, Raw, Value
 
 FORMAT = "labkit.jit.graph"
 VERSION = 1
@@ -175,10 +175,10 @@ def save(obj, path):
         entry = _val(v)
         entry["role"] = v.role
         if v.role == "param":
-            arrays[f"params/{v.name}.npy"] = host_array(v.ref.data)
+            arrays[f"params/{v.name}.npy"] = to_host(v.ref.data)
         doc["inputs"].append(entry)
     for c in graph.constants:
-        arrays[f"constants/{c.name}.npy"] = host_array(c.ref)
+        arrays[f"constants/{c.name}.npy"] = to_host(c.ref)
         doc["constants"].append(_val(c))
     body = _graph_json(graph, arrays, top=True)
     doc["body"] = body

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine.tensor import Tensor
+from ..engine.device import to_host
 from . import nodes
 from .render import Digraph
 
@@ -51,7 +52,7 @@ class Extracted:
 
 def describe(array):
     """Values for a small array (at most 4 numbers), its norm otherwise: short enough for a box."""
-    a = np.asarray(nodes.host(array), dtype=np.float64)
+    a = np.asarray(to_host(array), dtype=np.float64)
     if a.size <= 4:
         if a.ndim == 0:
             return f"{a.item():.4g}"

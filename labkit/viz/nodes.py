@@ -3,8 +3,6 @@
 The engine keeps what backward needs in private fields, laid out for speed. Everything else in
 labkit.viz goes through these few functions, so an engine change touches one file here.
 """
-import numpy as np
-
 from ..engine.function import AccumulateGrad
 
 
@@ -44,8 +42,3 @@ def saved(node):
 def freed(node):
     """True once a backward without retain_graph has released the node's saved tensors."""
     return bool(node._freed)
-
-
-def host(array):
-    """The array as numpy (copied to the host when it lives on a GPU): for printing only."""
-    return array if isinstance(array, np.ndarray) else np.asarray(array.get())

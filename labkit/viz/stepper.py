@@ -14,6 +14,7 @@ import numpy as np
 from IPython.display import display
 
 from ..engine import autograd
+from ..engine.device import to_host
 from . import nodes
 from .graph import MAX_NODES, auto_rankdir, describe, extract, to_dot
 from .widgets import FrameSlider
@@ -91,7 +92,7 @@ def step_backward(output, params=None, gradient=None, retain_graph=None, show_sa
     steps = []
 
     def observe(node, grads):
-        steps.append(Step(node, [None if g is None else np.array(nodes.host(g.data))
+        steps.append(Step(node, [None if g is None else np.array(to_host(g.data))
                                  for g in grads]))
 
     autograd.observers.append(observe)
