@@ -442,7 +442,7 @@ def test_detach_shares_memory_and_cuts_the_graph(device):
     y = x * 2
     d = y.detach()
     assert not d.requires_grad and d.grad_fn is None and d.is_leaf
-    assert x.detach().data is x.data  # same memory
+    assert x.detach()._data is x._data  # same memory
     z = (d * y).sum()
     z.backward()
     assert x.grad.tolist() == [4.0, 8.0]  # only through y: d is a constant
@@ -681,3 +681,20 @@ def test_sum_to_refuses_incompatible_shapes():
     from labkit.engine import sum_to
     with pytest.raises(RuntimeError, match=r"\(2, 3\).*\(4,\)"):
         sum_to(labkit.ones(2, 3), (4,))
+
+
+def test_data_is_a_detached_tensor_sharing_memory_as_in_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (labkit, torch):
+        w = lib.tensor([[0., 1., 2.], [3., 4., 5.]], requires_grad=True)
+        d = w.data
+        assert isinstance(d, lib.Tensor) and not d.requires_grad and d.grad_fn is None
+        y = (w * w).sum()                      # Mul saves w
+        d.add_(1)                               # not recorded, version not bumped: no error
+        y.backward()
+        assert w.grad.tolist() == (w.detach() * 2).tolist()
+        assert abs(w.data.std().item() - 1.8708287) < 1e-6   # torch's unbiased std
+        values, idx = w.data.max(1)
+        assert idx.tolist() == [2, 2]
+        w.data = lib.zeros(2, 3)
+        assert w.requires_grad and w.sum().item() == 0

@@ -147,8 +147,8 @@ def test_the_fake_catches_an_op_that_calls_numpy_on_device_data():
     class NumpyOnly(labkit.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            out = np.zeros(x.data.shape, x.data.dtype)      # wrong: should be x.device.xp
-            return out + x.data
+            out = np.zeros(x._data.shape, x._data.dtype)      # wrong: should be x.device.xp
+            return out + x._data
 
         @staticmethod
         def backward(ctx, grad):
@@ -161,7 +161,7 @@ def test_the_fake_catches_an_op_that_calls_numpy_on_device_data():
     class XpOp(NumpyOnly):
         @staticmethod
         def forward(ctx, x):
-            return x.device.xp.zeros(x.data.shape, x.data.dtype) + x.data
+            return x.device.xp.zeros(x._data.shape, x._data.dtype) + x._data
 
     assert XpOp.apply(labkit.ones(3, device="cuda")).sum().item() == 3.0
 
@@ -169,5 +169,5 @@ def test_the_fake_catches_an_op_that_calls_numpy_on_device_data():
 def test_the_fake_catches_an_implicit_copy_to_the_host():
     t = labkit.randn(3, device="cuda")
     with pytest.raises(TypeError, match=IMPLICIT):
-        np.asarray(t.data)
+        np.asarray(t._data)
     assert np.asarray(t.cpu()).shape == (3,)

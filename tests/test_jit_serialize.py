@@ -106,7 +106,7 @@ def test_save_refuses_a_custom_function():
     class Twice(labkit.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 2
+            return x._data * 2
 
         @staticmethod
         def backward(ctx, g):

@@ -152,8 +152,8 @@ def test_state_dict_round_trip_between_fresh_models():
     b.eval()
     x = labkit.randn(4, 3)
     assert np.array_equal(a(x).detach().numpy(), b(x).detach().numpy())
-    assert sd["0.scale"].data is a[0].scale.data          # state_dict shares memory
-    assert b[0].scale.data is not a[0].scale.data          # loading copies
+    assert sd["0.scale"]._data is a[0].scale._data          # state_dict shares memory
+    assert b[0].scale._data is not a[0].scale._data          # loading copies
 
 
 def test_load_state_dict_errors_and_strict_false():
@@ -254,11 +254,11 @@ def test_parameter_basics():
     assert not frozen.requires_grad
     assert nn.Parameter().shape == (0,)
     data = labkit.randn(3)
-    assert nn.Parameter(data).data is data.data                 # shares memory
+    assert nn.Parameter(data)._data is data._data                 # shares memory
 
 
 def test_a_parameter_made_from_a_device_tensor_stays_on_the_device(device):
     t = labkit.randn(3, 2, device=device)
     p = nn.Parameter(t)
-    assert p.device.type == device and p.requires_grad and p.data is t.data
-    assert labkit.Tensor(t.data).device.type == device
+    assert p.device.type == device and p.requires_grad and p._data is t._data
+    assert labkit.Tensor(t._data).device.type == device

@@ -72,15 +72,15 @@ def _root_grads(outputs, grad_outputs):
                 "requires_grad=True on the weights (x = labkit.randn(3, requires_grad=True)) "
                 "before computing, and do not compute the loss under no_grad().")
         if g is None:
-            if t.data.size != 1:
+            if t._data.size != 1:
                 raise RuntimeError(
                     f"grad can be implicitly created only for scalar outputs, but this output has "
                     f"shape {tuple(t.shape)}. Reduce it to one number first (loss = y.sum() or "
                     "y.mean()), or pass gradient=<a tensor of the same shape> to backward().")
-            g = _make(t.device.xp.ones(t.data.shape, t.data.dtype), t.device)
+            g = _make(t.device.xp.ones(t._data.shape, t._data.dtype), t.device)
         else:
             if not isinstance(g, Tensor):
-                g = _make(t.device.xp.asarray(g, dtype=t.data.dtype), t.device)
+                g = _make(t.device.xp.asarray(g, dtype=t._data.dtype), t.device)
             if tuple(g.shape) != tuple(t.shape):
                 raise RuntimeError(f"backward: gradient has shape {tuple(g.shape)} but the output "
                                    f"has shape {tuple(t.shape)}; they must match.")
@@ -118,7 +118,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             targets.setdefault(node, []).append((i, t._out_idx))
         needed = _needed(_collect([r[0] for r in roots]), targets)
         results = [None] * len(inputs)
-    handed = {id(g.data) for _, _, g in roots}  # arrays a leaf must copy before keeping
+    handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     anomaly = mode.anomaly
@@ -160,7 +160,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if not isinstance(g, Tensor):
                     g = _make(g, node._device)
                 shape = nxt._out_shapes[idx]
-                if g.data.shape != shape:
+                if g._data.shape != shape:
                     g = _reduce_grad(node, edges.index(e), g, shape)
                 slot = buffers.get(nxt)
                 if slot is None:
@@ -242,8 +242,8 @@ def _reduce_grad(node, i, g, shape):
 
 
 def _accumulate(leaf, g, create_graph, handed):
-    if g.data.dtype != leaf.data.dtype:
-        g = _make(g.data.astype(leaf.data.dtype), g.device)
+    if g._data.dtype != leaf._data.dtype:
+        g = _make(g._data.astype(leaf._data.dtype), g.device)
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
         return
@@ -251,16 +251,16 @@ def _accumulate(leaf, g, create_graph, handed):
         g = g.detach()
     old = leaf.grad
     if old is None:
-        arr = g.data
+        arr = g._data
         if arr.base is not None or not _writeable(arr) or id(arr) in handed:
             arr = arr.copy()
             g = _make(arr, g.device)
         handed.add(id(arr))
         leaf.grad = _make(arr, g.device)
-    elif old.grad_fn is not None or not _writeable(old.data):
+    elif old.grad_fn is not None or not _writeable(old._data):
         leaf.grad = old.detach() + g
     else:
-        old.data += g.data
+        old._data += g._data
         old._bump_version()
 
 
@@ -272,7 +272,7 @@ def _check_nan(node, grads):
     for i, g in enumerate(grads):
         if g is None:
             continue
-        arr = g.data if isinstance(g, Tensor) else g
+        arr = g._data if isinstance(g, Tensor) else g
         if arr.dtype.kind == "f" and bool(node._device.xp.isnan(arr).any()):
             where = "".join(node._trace or ["    (created before anomaly mode was turned on)\n"])
             raise RuntimeError(

@@ -111,7 +111,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.variable = variable
         self._seq = next(_seq)
-        self._out_shapes = (variable.data.shape,)
+        self._out_shapes = (variable._data.shape,)
 
 
 def accumulate_node(leaf):
@@ -216,7 +216,7 @@ def unary_op(cls):
         out = forward(_NULL, x)
         if type(out) is _ndarray:
             t = _new(Tensor)
-            t.data = out
+            t._data = out
             t.device = x.device
             return t
         return _wrap_plain(out, x.device)
@@ -247,7 +247,7 @@ def binary_op(cls):
             raise _forward_error(cls, (a, b), e) from None
         if type(out) is _ndarray:
             t = _new(Tensor)
-            t.data = out
+            t._data = out
             t.device = device
             return t
         return _wrap_plain(out, device)
@@ -346,17 +346,17 @@ def _link_outputs(node, out, device):
         tensors.append(o)
     marked = node._to_mark
     non_diff = tuple(i for i, t in enumerate(tensors)
-                     if any(t is m or t.data is (m.data if isinstance(m, Tensor) else m)
+                     if any(t is m or t._data is (m._data if isinstance(m, Tensor) else m)
                             for m in marked))
     for i, t in enumerate(tensors):
-        if i in non_diff or t.data.dtype.kind != "f":
+        if i in non_diff or t._data.dtype.kind != "f":
             continue
         t.grad_fn = node
         t._rg = True
         t._out_idx = i
     node._non_diff = non_diff
-    node._out_shapes = tuple(t.data.shape for t in tensors)
-    node._out_dtypes = tuple(t.data.dtype for t in tensors)
+    node._out_shapes = tuple(t._data.shape for t in tensors)
+    node._out_dtypes = tuple(t._data.dtype for t in tensors)
     return tuple(tensors)
 
 
@@ -367,11 +367,11 @@ def _pack_saved(items, outputs):
     packed = []
     for item in items:
         for i, o in enumerate(outputs):
-            if item is o or item is o.data:
+            if item is o or item is o._data:
                 vc = o._vc
                 if vc is None:
                     vc = o._vc = [0]
-                packed.append((1, (o.data, i), vc, vc[0]))
+                packed.append((1, (o._data, i), vc, vc[0]))
                 break
         else:
             if isinstance(item, Tensor):

@@ -46,7 +46,7 @@ class BCEWithLogits(Function):
     @staticmethod
     def forward(ctx, x, t):
         xp = x.device.xp
-        xd, td = x.data, t.data if isinstance(t, Tensor) else t
+        xd, td = x._data, t._data if isinstance(t, Tensor) else t
         ctx.save_for_backward(x, t)
         return xp.asarray(xp.maximum(xd, 0) - xd * td + xp.log1p(xp.exp(-xp.abs(xd))))
 

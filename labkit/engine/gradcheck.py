@@ -19,9 +19,9 @@ def numerical_jacobian(fn, inputs, i, out_index=0, eps=1e-6):
     """d out / d inputs[i] by central differences, shape (out.numel(), inputs[i].numel()).
     A host (numpy) array, whatever the device: it is compared with analytical_jacobian's."""
     x = inputs[i]
-    if not x.data.flags.c_contiguous:
-        x.data = x.data.copy()
-    flat = x.data.reshape(-1)
+    if not x._data.flags.c_contiguous:
+        x._data = x._data.copy()
+    flat = x._data.reshape(-1)
     cols = []
     with no_grad():
         for k in range(flat.size):
@@ -39,14 +39,14 @@ def analytical_jacobian(fn, inputs, i, out_index=0):
     """d out / d inputs[i] from backward, one output element at a time."""
     out = _outputs(fn, inputs)[out_index]
     rows = []
-    for k in range(out.data.size):
-        seed = np.zeros(out.data.size, dtype=out.data.dtype)
+    for k in range(out._data.size):
+        seed = np.zeros(out._data.size, dtype=out._data.dtype)
         seed[k] = 1
-        g_out = Tensor._make(out.device.xp.asarray(seed.reshape(out.data.shape)), out.device)
+        g_out = Tensor._make(out.device.xp.asarray(seed.reshape(out._data.shape)), out.device)
         (g,) = autograd_grad(out, inputs[i], g_out, retain_graph=True, allow_unused=True)
-        rows.append(np.zeros(inputs[i].data.size) if g is None
+        rows.append(np.zeros(inputs[i]._data.size) if g is None
                     else np.asarray(g._host(), dtype=np.float64).reshape(-1))
-    return np.stack(rows, axis=0) if rows else np.zeros((0, inputs[i].data.size))
+    return np.stack(rows, axis=0) if rows else np.zeros((0, inputs[i]._data.size))
 
 
 def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
@@ -56,7 +56,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     """
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     for n, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x.requires_grad and x.data.dtype != np.float64:
+        if isinstance(x, Tensor) and x.requires_grad and x._data.dtype != np.float64:
             raise GradcheckError(
                 f"gradcheck: input {n} is {x.dtype}; use float64 (x.double()), since float32 "
                 "rounding errors are larger than the differences being measured.")
@@ -71,7 +71,7 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
             if bad.any():
                 err = np.abs(ana - num)
                 r, c = np.unravel_index(np.argmax(np.where(bad, err, -1)), err.shape)
-                elem = np.unravel_index(c, x.data.shape) if x.data.ndim else ()
+                elem = np.unravel_index(c, x._data.shape) if x._data.ndim else ()
                 msg = (f"gradcheck: gradient mismatch for input {i} (shape {tuple(x.shape)}), "
                        f"output {o}: worst at input element {tuple(int(e) for e in elem)}, output "
                        f"element {int(r)}: backward gave {ana[r, c]:.6g}, central differences "

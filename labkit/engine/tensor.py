@@ -25,11 +25,11 @@ class Tensor:
 
     def __init__(self, data, requires_grad=False):
         if isinstance(data, Tensor):
-            data = data.data
+            data = data._data
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
                 or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
             data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
-        self.data = data
+        self._data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
         if requires_grad:
             self.requires_grad_(True)
@@ -52,7 +52,7 @@ class Tensor:
                     f"tensor was made by {type(self.grad_fn).__name__}; use .detach() for a copy "
                     "that does not require grad.")
             return self
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError(
                 f"requires_grad_: only floating-point tensors can require gradients, but this one "
                 f"is {self.dtype}. Make it float first: x = x.float() (or dtype=labkit.float32).")
@@ -75,10 +75,28 @@ class Tensor:
             self._vc = [0]
         self._vc[0] += 1
 
+    @property
+    def data(self):
+        """This tensor's values as a tensor cut from the graph, as torch's `.data`: it shares
+        memory, does not require grad, and changes made through it are neither recorded nor
+        seen by the version counter (so autograd cannot warn about them: prefer .detach()
+        or `with no_grad()`)."""
+        out = _new(Tensor)
+        out._data, out.device = self._data, self.device
+        return out
+
+    @data.setter
+    def data(self, value):
+        """`x.data = other` swaps the values under x without touching its graph or grad."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data: expected a Tensor to assign to .data, got "
+                            f"{type(value).__name__}. Wrap it first: labkit.tensor(value).")
+        self._data, self.device = value._data, value.device
+
     def detach(self):
         """A tensor sharing this one's data (and version counter), cut from the graph."""
         out = Tensor.__new__(Tensor)
-        out.data, out.device = self.data, self.device
+        out._data, out.device = self._data, self.device
         if self._vc is None:
             self._vc = [0]
         out._vc = self._vc
@@ -97,7 +115,7 @@ class Tensor:
 
         def _retain(grad, t=self):
             g = grad.detach() if grad.grad_fn is None else grad
-            g = Tensor._make(g.data.copy(), g.device) if g.grad_fn is None else g
+            g = Tensor._make(g._data.copy(), g.device) if g.grad_fn is None else g
             t.grad = g if t.grad is None else t.grad + g
         self.register_hook(_retain)
 
@@ -113,58 +131,58 @@ class Tensor:
     # --- shape and type -----------------------------------------------------------------
     @property
     def shape(self):
-        return Size(self.data.shape)
+        return Size(self._data.shape)
 
     def size(self, dim=None):
-        return Size(self.data.shape) if dim is None else self.data.shape[dim]
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
 
     @property
     def ndim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def dim(self):
-        return self.data.ndim
+        return self._data.ndim
 
     def numel(self):
-        return int(self.data.size)
+        return int(self._data.size)
 
     def element_size(self):
-        return self.data.itemsize
+        return self._data.itemsize
 
     @property
     def dtype(self):
-        return _dt.from_np(self.data.dtype)
+        return _dt.from_np(self._data.dtype)
 
     def is_contiguous(self):
         """True when the elements lie in memory in row-major order (view() needs this)."""
-        return bool(self.data.flags.c_contiguous)
+        return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self):
-        return self.data.dtype.kind == "f"
+        return self._data.dtype.kind == "f"
 
     @property
     def is_cuda(self):
         return self.device.type == "cuda"
 
     def __len__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor: it holds one number; use .item() to read it.")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def __iter__(self):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor: it holds one number; use .item().")
-        return (self[i] for i in range(self.data.shape[0]))
+        return (self[i] for i in range(self._data.shape[0]))
 
     # --- leaving labkit -----------------------------------------------------------------
     def item(self):
         """The single number in a one-element tensor, as a Python number."""
         self._escape("item()")
-        if self.data.size != 1:
-            raise RuntimeError(f"item(): a Tensor with {self.data.size} elements (shape "
-                               f"{tuple(self.data.shape)}) cannot be converted to one Python "
+        if self._data.size != 1:
+            raise RuntimeError(f"item(): a Tensor with {self._data.size} elements (shape "
+                               f"{tuple(self._data.shape)}) cannot be converted to one Python "
                                "number. Reduce it first (e.g. .sum() or .mean()), or use .tolist().")
-        return self.data.reshape(()).item()
+        return self._data.reshape(()).item()
 
     def tolist(self):
         self._escape("tolist()")
@@ -179,7 +197,7 @@ class Tensor:
         if self.device.type != "cpu":
             raise TypeError(f"numpy(): this tensor is on {self.device}; numpy only sees host "
                             "memory. Copy it first: x.cpu().numpy().")
-        return self.data
+        return self._data
 
     def _escape(self, what):
         """A value leaves the tensor world as a Python object: a tracer must know (it freezes)."""
@@ -187,7 +205,7 @@ class Tensor:
             mode.tracer.escape(self, what)
 
     def _host(self):
-        return self.data if self.device.type == "cpu" else self.data.get()
+        return self._data if self.device.type == "cpu" else self._data.get()
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -195,11 +213,11 @@ class Tensor:
 
     def __bool__(self):
         self._escape("bool()")
-        if self.data.size != 1:
-            raise RuntimeError(f"bool(): the truth value of a tensor with {self.data.size} elements "
+        if self._data.size != 1:
+            raise RuntimeError(f"bool(): the truth value of a tensor with {self._data.size} elements "
                                "is ambiguous. Use (x > 0).any() or (x > 0).all(), or .item() for one "
                                "element.")
-        return bool(self.data)
+        return bool(self._data)
 
     def __float__(self):
         return float(self.item())
@@ -208,7 +226,7 @@ class Tensor:
         return int(self.item())
 
     def __index__(self):
-        if self.data.dtype.kind not in "iub":
+        if self._data.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be used as an index")
         return int(self.item())
 
@@ -218,7 +236,7 @@ class Tensor:
         return _format(self)
 
     def __format__(self, spec):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
 
@@ -226,7 +244,7 @@ class Tensor:
     def _make(data, device, requires_grad=False):
         """Wrap an array without checks (the hot path for op outputs)."""
         t = _new(Tensor)
-        t.data = data
+        t._data = data
         t.device = device
         if requires_grad:
             t._rg = True

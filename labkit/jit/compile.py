@@ -112,7 +112,7 @@ class CompiledFunction:
         tracer = Tracer(graph, params=self.params, strict=True, freeze_constants=False,
                         names=names)
         for i, t in enumerate(flat):
-            v = graph.add_input(f"x{i}" if len(flat) > 1 else "x", t.data.shape, t.data.dtype)
+            v = graph.add_input(f"x{i}" if len(flat) > 1 else "x", t._data.shape, t._data.dtype)
             v.requires_grad = t._rg
             tracer.bind(t, v)
             tracer.external[id(t)] = (t, v)
@@ -178,7 +178,7 @@ class Entry:
             res = self.joint.apply(*flat, *self.params)
             res = res if isinstance(res, tuple) else (res,)
         else:
-            res = self.program.fn(*[t.data for t in flat], *[p.data for p in self.params])
+            res = self.program.fn(*[t._data for t in flat], *[p._data for p in self.params])
         for t in self.mutated:
             t._bump_version()
         device = self.device
@@ -226,7 +226,7 @@ _SCALARS = (int, float, bool, str, type(None))
 def _add(a, key, tensors):
     t = type(a)
     if t is Tensor or isinstance(a, Tensor):
-        d = a.data
+        d = a._data
         key.append((d.shape, d.dtype.str, id(a.device), a._rg))
         tensors.append(a)
     elif t in _SCALARS:
@@ -288,8 +288,8 @@ def _constant_guards(graph):
     for c in graph.constants:
         t = c.source
         if t is not None:
-            data, version = t.data, t._version
-            guards.append(lambda t=t, d=data, v=version: t.data is d and t._version == v)
+            data, version = t._data, t._version
+            guards.append(lambda t=t, d=data, v=version: t._data is d and t._version == v)
     return guards
 
 

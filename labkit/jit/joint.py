@@ -27,8 +27,8 @@ def trace_backward(tracer, graph, outputs, wrt):
     traced graph; returns (grad-output input values, gradient values or None)."""
     seeds, grad_inputs = [], []
     for i, o in enumerate(outputs):
-        g = _make(o.device.xp.ones(o.data.shape, o.data.dtype), o.device)
-        v = graph.add_input(f"grad_out{i}", o.data.shape, o.data.dtype)
+        g = _make(o.device.xp.ones(o._data.shape, o._data.dtype), o.device)
+        v = graph.add_input(f"grad_out{i}", o._data.shape, o._data.dtype)
         tracer.bind(g, v)
         seeds.append(g)
         grad_inputs.append(v)
@@ -85,7 +85,7 @@ def joint_function(fwd_program, bwd_program, n_out, plan, grad_slots, n_args, de
     class CompiledFunction(Function):
         @staticmethod
         def forward(ctx, *tensors):
-            arrays = [t.data for t in tensors]
+            arrays = [t._data for t in tensors]
             res = fwd_program(*arrays)
             ctx.arrays = [arrays[i] if kind == "arg" else res[i] for kind, i in plan]
             ctx.out_like = res[:n_out]
@@ -99,7 +99,7 @@ def joint_function(fwd_program, bwd_program, n_out, plan, grad_slots, n_args, de
                     "compile: the backward of a compiled function is not differentiable again "
                     "(create_graph=True). Run it eagerly for higher-order gradients "
                     "(LABKIT_JIT=0, or call the function itself).")
-            seeds = [grads[i].data if grads[i] is not None else
+            seeds = [grads[i]._data if grads[i] is not None else
                      np.zeros_like(ctx.out_like[i]) for i in seeded]
             res = bwd_program(*ctx.arrays, *seeds)
             out = [None] * n_args

@@ -143,7 +143,7 @@ def export(model_or_fn, example_inputs, path, input_names=None, output_names=Non
     w = _Writer(onnx, g)
     for v in g.inputs:
         if v.role == "param":
-            w.inits.append(onnx.numpy_helper.from_array(to_host(v.ref.data), v.name))
+            w.inits.append(onnx.numpy_helper.from_array(to_host(v.ref._data), v.name))
     for c in g.constants:
         w.inits.append(onnx.numpy_helper.from_array(to_host(c.ref), c.name))
     for node in g.nodes:

@@ -72,7 +72,7 @@ class TanhDeriv(Function):
 
     @staticmethod
     def forward(ctx, y):
-        d = y.data
+        d = y._data
         return 1 - d * d
 
 
@@ -81,7 +81,7 @@ class SigmoidDeriv(Function):
 
     @staticmethod
     def forward(ctx, y):
-        d = y.data
+        d = y._data
         return d - d * d
 
 

@@ -31,7 +31,7 @@ class StandInCtx:
 def as_array(x, xp=np):
     """A tensor's array, an array of `xp` (numpy or cupy) as it is, anything else via xp."""
     if isinstance(x, Tensor):
-        return x.data
+        return x._data
     if isinstance(x, (np.ndarray, xp.ndarray)):
         return x
     return xp.asarray(x)

@@ -341,8 +341,8 @@ class _Compiler:
         if isinstance(obj, Tensor):
             v = self.params.get(id(obj))
             if v is None:
-                v = self.params[id(obj)] = self.graph.add_input(name, obj.data.shape,
-                                                                obj.data.dtype, role="param",
+                v = self.params[id(obj)] = self.graph.add_input(name, obj._data.shape,
+                                                                obj._data.dtype, role="param",
                                                                 ref=obj)
             return v
         return obj

@@ -175,7 +175,7 @@ def save(obj, path):
         entry = _val(v)
         entry["role"] = v.role
         if v.role == "param":
-            arrays[f"params/{v.name}.npy"] = to_host(v.ref.data)
+            arrays[f"params/{v.name}.npy"] = to_host(v.ref._data)
         doc["inputs"].append(entry)
     for c in graph.constants:
         arrays[f"constants/{c.name}.npy"] = to_host(c.ref)

@@ -65,7 +65,7 @@ def record(fn, inputs, params=None, strict=False, freeze=True, name="graph"):
             raise TypeError(f"labkit.jit.trace: example inputs must be tensors, got "
                             f"{type(t).__name__} for {n!r}. Python numbers are baked into a "
                             "trace: close over them instead (or use jit.compile).")
-        v = graph.add_input(n, t.data.shape, t.data.dtype)
+        v = graph.add_input(n, t._data.shape, t._data.dtype)
         v.requires_grad = t._rg
         tracer.bind(t, v)
         tracer.external[id(t)] = (t, v)
@@ -115,7 +115,7 @@ def check_inputs(graph, args, how):
     for v, a in zip(inputs, args):
         if not isinstance(a, Tensor):
             raise TypeError(f"{how}: input %{v.name} must be a tensor, got {type(a).__name__}.")
-        if v.shape is not None and (tuple(a.data.shape) != v.shape or a.data.dtype != v.dtype):
+        if v.shape is not None and (tuple(a._data.shape) != v.shape or a._data.dtype != v.dtype):
             raise RuntimeError(
                 f"{how}: input %{v.name} has shape {tuple(a.shape)} and dtype {a.dtype}, but "
                 f"this function was traced with shape {v.shape} and dtype {v.dtype.name}. A "

@@ -97,7 +97,7 @@ class Tracer:
         values = []
         for o in outs:
             if isinstance(o, Tensor):
-                v = self.graph.new_value(o.data.shape, o.data.dtype)
+                v = self.graph.new_value(o._data.shape, o._data.dtype)
                 v.requires_grad = o._rg
             else:
                 v = self.graph.new_value(kind="None")
@@ -135,7 +135,7 @@ class Tracer:
     # --- finding the value of a tensor or array ----------------------------------------------
     def bind(self, t, v):
         self._t[id(t)] = [t, v, t._version]
-        self._a[id(t.data)] = (t.data, v)
+        self._a[id(t._data)] = (t._data, v)
 
     def value_of(self, t, check=True, by_reference=False):
         fn = t.grad_fn
@@ -148,16 +148,16 @@ class Tracer:
             if check and hit[2] != t._version:
                 raise RuntimeError(
                     f"labkit.jit: a tensor of shape {tuple(t.shape)} was changed in place in a "
-                    "way the tracer could not see (through .data, a view, or numpy). The "
+                    "way the tracer could not see (through ._data, a view, or numpy). The "
                     "trace would replay the old value. Change it with labkit ops on the tensor "
                     "itself, or out of place (x = x + 1).")
             return hit[1]
-        hit = self._a.get(id(t.data))
+        hit = self._a.get(id(t._data))
         if hit is not None:
             self._t[id(t)] = [t, hit[1], t._version]
             return hit[1]
-        if id(t.data) in self._side:
-            v = self._side_value(t.data)
+        if id(t._data) in self._side:
+            v = self._side_value(t._data)
             self._t[id(t)] = [t, v, t._version]
             return v
         return self._capture(t, by_reference)
@@ -167,10 +167,10 @@ class Tracer:
         name = self.param_names.get(id(t))
         if by_reference or t._rg or name is not None:
             name = name or self.names.get(id(t), "p")
-            v = self.graph.add_input(name, t.data.shape, t.data.dtype, role="param", ref=t)
+            v = self.graph.add_input(name, t._data.shape, t._data.dtype, role="param", ref=t)
             v.requires_grad = t._rg
         else:
-            data = t.data.copy() if self.freeze else t.data
+            data = t._data.copy() if self.freeze else t._data
             v = self.graph.add_constant(data, source=None if self.freeze else t,
                                         name=self.names.get(id(t)))
         self.external[id(t)] = (t, v)
@@ -270,14 +270,14 @@ class Tracer:
                 old = self.value_of(now, check=False)
                 if old.role == "constant":
                     self.graph.promote(old, ref=now)
-                out = self.graph.new_value(now.data.shape, now.data.dtype)
+                out = self.graph.new_value(now._data.shape, now._data.dtype)
                 self.graph.add_node("add", Add, (old, gv), [out], meta={"tuple": False})
                 self.bind(now, out)
                 self._wrote(now)
-            elif id(now) not in self._t and id(now.data) not in self._a:
-                if now.data.dtype != gv.dtype:
-                    cast = self.graph.new_value(now.data.shape, now.data.dtype)
-                    self.graph.add_node("to", ToCopy, (gv, now.data.dtype, now.device), [cast],
+            elif id(now) not in self._t and id(now._data) not in self._a:
+                if now._data.dtype != gv.dtype:
+                    cast = self.graph.new_value(now._data.shape, now._data.dtype)
+                    self.graph.add_node("to", ToCopy, (gv, now._data.dtype, now.device), [cast],
                                         meta={"tuple": False})
                     gv = cast
                 self.bind(now, gv)

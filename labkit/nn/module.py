@@ -454,7 +454,7 @@ def _zero_grad(p, set_to_none):
 def _take_payload(t, new):
     """Make t hold new's data and device (t stays the same object)."""
     if new is not t:
-        t.data, t.device = new.data, new.device
+        t._data, t.device = new._data, new.device
 
 
 def _parse_to(args, kwargs):

@@ -96,8 +96,8 @@ def _title(name, tensor):
 
 
 def _tensor_values(t):
-    grad = "None" if t.grad is None else describe(t.grad.data)
-    return [f"data {describe(t.data)}", f"grad {grad}"]
+    grad = "None" if t.grad is None else describe(t.grad._data)
+    return [f"data {describe(t._data)}", f"grad {grad}"]
 
 
 def _reachable(roots):

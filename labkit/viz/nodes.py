@@ -29,7 +29,7 @@ def saved(node):
     out = []
     for kind, obj, _, _ in node._saved:
         if kind == 0:
-            out.append(("input", obj.data, obj))
+            out.append(("input", obj._data, obj))
         elif kind == 1:
             out.append(("output", obj[0], None))
         elif kind == 2:

@@ -92,7 +92,7 @@ def step_backward(output, params=None, gradient=None, retain_graph=None, show_sa
     steps = []
 
     def observe(node, grads):
-        steps.append(Step(node, [None if g is None else np.array(to_host(g.data))
+        steps.append(Step(node, [None if g is None else np.array(to_host(g._data))
                                  for g in grads]))
 
     autograd.observers.append(observe)

@@ -20,7 +20,7 @@ class LeakyRelu(Function):
     def forward(ctx, x, slope):
         ctx.save_for_backward(x)
         ctx.slope = slope
-        d = x.data
+        d = x._data
         return x.device.xp.where(d > 0, d, d * slope)
 
     @staticmethod

@@ -8,7 +8,7 @@ from .common import _f64, data, promote
 
 def _check_bool(name, *xs):
     for x in xs:
-        if isinstance(x, Tensor) and x.data.dtype.kind == "b":
+        if isinstance(x, Tensor) and x._data.dtype.kind == "b":
             raise RuntimeError(
                 f"{name}: not supported on bool tensors. To invert a mask use ~mask or "
                 "mask.logical_not(); to do arithmetic, convert first with mask.float().")
@@ -19,7 +19,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        r = a.data + (b.data if isinstance(b, Tensor) else b)  # a is a tensor: __radd__ swaps
+        r = a._data + (b._data if isinstance(b, Tensor) else b)  # a is a tensor: __radd__ swaps
         return r if r.dtype is not _f64 else promote(r, a, b)
 
     @staticmethod
@@ -46,7 +46,7 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        r = a.data * (b.data if isinstance(b, Tensor) else b)  # a is a tensor: __rmul__ swaps
+        r = a._data * (b._data if isinstance(b, Tensor) else b)  # a is a tensor: __rmul__ swaps
         return r if r.dtype is not _f64 else promote(r, a, b)
 
     @staticmethod
@@ -79,7 +79,7 @@ class Neg(Function):
     @staticmethod
     def forward(ctx, a):
         _check_bool("neg", a)
-        return -a.data
+        return -a._data
 
     @staticmethod
     def backward(ctx, grad):
@@ -94,7 +94,7 @@ class Pow(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        return a.data ** p
+        return a._data ** p
 
     @staticmethod
     def backward(ctx, grad):

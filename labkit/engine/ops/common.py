@@ -9,12 +9,12 @@ _f32 = np.dtype("float32")
 
 def data(x):
     """The array behind a Tensor, or a Python scalar unchanged."""
-    return x.data if isinstance(x, Tensor) else x
+    return x._data if isinstance(x, Tensor) else x
 
 
 def float_data(x):
     """The array of x as floating point: float ops on int/bool tensors give float32 (as torch)."""
-    d = x.data
+    d = x._data
     if d.dtype.kind != "f":
         d = d.astype(_f32)
     return d
@@ -30,7 +30,7 @@ def promote(r, a, b):
 
 def _is64(x):
     if isinstance(x, Tensor):
-        return x.data.dtype == _f64
+        return x._data.dtype == _f64
     return isinstance(x, np.ndarray) and x.dtype == _f64
 
 
@@ -40,5 +40,5 @@ def as_tensor_like(x, ref):
         return x
     arr = ref.device.xp.asarray(x)
     if arr.dtype == _f64 and not isinstance(x, np.ndarray):
-        arr = arr.astype(ref.data.dtype if ref.data.dtype.kind == "f" else _f32)
+        arr = arr.astype(ref._data.dtype if ref._data.dtype.kind == "f" else _f32)
     return Tensor._make(arr, ref.device)

@@ -43,10 +43,10 @@ logical_xor = _bind("logical_xor", "__xor__", "logical_xor", "__rxor__")
 class Not(Function):
     @staticmethod
     def forward(ctx, a):
-        if a.data.dtype.kind != "b":
+        if a._data.dtype.kind != "b":
             raise TypeError(f"~ (logical not) needs a bool tensor, got {a.dtype}; "
                             "compare first, e.g. ~(x > 0).")
-        return ~a.data
+        return ~a._data
 
 
 @tensor_method("logical_not", "__invert__")
@@ -59,7 +59,7 @@ class _Test(Function):
 
     @classmethod
     def forward(cls, ctx, a):
-        return getattr(a.device.xp, cls.fn)(a.data)
+        return getattr(a.device.xp, cls.fn)(a._data)
 
 
 class IsNan(_Test):
@@ -95,7 +95,7 @@ class Any(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
-        return a.device.xp.asarray(getattr(a.data, cls.fn)(axis=dim, keepdims=keepdim))
+        return a.device.xp.asarray(getattr(a._data, cls.fn)(axis=dim, keepdims=keepdim))
 
 
 class All(Any):
@@ -115,10 +115,10 @@ def all(a, dim=None, keepdim=False):
 @tensor_method("allclose")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when |a - b| <= atol + rtol * |b| everywhere (a Python bool)."""
-    return bool(a.device.xp.allclose(a.data, data(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(a.device.xp.allclose(a._data, data(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @tensor_method("equal")
 def equal(a, b):
     """True when both have the same shape and the same values."""
-    return tuple(a.shape) == tuple(b.shape) and bool((a.data == b.data).all())
+    return tuple(a.shape) == tuple(b.shape) and bool((a._data == b._data).all())

@@ -11,19 +11,19 @@ from .fold import Fold, Unfold, check_geometry, im2col, out_size, pair
 
 
 def _check(x, w, b):
-    if w.data.ndim != 4:
+    if w._data.ndim != 4:
         raise RuntimeError(f"conv2d: weight must be 4-D (out_channels, in_channels, kh, kw), got "
                            f"shape {tuple(w.shape)}.")
-    if x.data.ndim != 4 or x.data.shape[1] != w.data.shape[1]:
+    if x._data.ndim != 4 or x._data.shape[1] != w._data.shape[1]:
         raise RuntimeError(
             f"conv2d: input of shape {tuple(x.shape)} does not fit a weight of shape "
-            f"{tuple(w.shape)}: expected (N, {w.data.shape[1]}, H, W), {w.data.shape[1]} being "
+            f"{tuple(w.shape)}: expected (N, {w._data.shape[1]}, H, W), {w._data.shape[1]} being "
             "the layer's in_channels. Images need a channel dim: a batch of grey images is "
             "x.unsqueeze(1); channels-last data needs x.permute(0, 3, 1, 2).")
-    if b is not None and tuple(b.shape) != (w.data.shape[0],):
+    if b is not None and tuple(b.shape) != (w._data.shape[0],):
         raise RuntimeError(f"conv2d: bias of shape {tuple(b.shape)} does not match "
-                           f"out_channels = {w.data.shape[0]}.")
-    dtypes = {t.data.dtype for t in (x, w, b) if t is not None}
+                           f"out_channels = {w._data.shape[0]}.")
+    dtypes = {t._data.dtype for t in (x, w, b) if t is not None}
     if len(dtypes) > 1:
         raise RuntimeError(f"conv2d: input, weight (and bias) must have the same dtype, got "
                            f"{', '.join(str(t.dtype) for t in (x, w, b) if t is not None)}. "
@@ -36,17 +36,17 @@ class Conv2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
         _check(x, w, b)
-        o, _, kh, kw = w.data.shape
-        check_geometry("conv2d", x.data.shape, (kh, kw), stride, padding, dilation)
+        o, _, kh, kw = w._data.shape
+        check_geometry("conv2d", x._data.shape, (kh, kw), stride, padding, dilation)
         xp = x.device.xp
-        cols = im2col(xp, x.data, (kh, kw), stride, padding, dilation)   # (N, C*kh*kw, L)
-        y = xp.matmul(w.data.reshape(o, -1), cols)                      # (N, O, L)
+        cols = im2col(xp, x._data, (kh, kw), stride, padding, dilation)   # (N, C*kh*kw, L)
+        y = xp.matmul(w._data.reshape(o, -1), cols)                      # (N, O, L)
         if b is not None:
-            y += b.data[:, None]
+            y += b._data[:, None]
         ctx.save_for_backward(x, w)
         ctx.geometry = (kh, kw), dilation, padding, stride
-        oh = out_size(x.data.shape[2], kh, stride[0], padding[0], dilation[0])
-        return y.reshape(x.data.shape[0], o, oh, -1)
+        oh = out_size(x._data.shape[2], kh, stride[0], padding[0], dilation[0])
+        return y.reshape(x._data.shape[0], o, oh, -1)
 
     @staticmethod
     def backward(ctx, grad):

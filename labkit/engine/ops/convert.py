@@ -11,13 +11,13 @@ class ToCopy(Function):
 
     @staticmethod
     def forward(ctx, x, np_dtype, device, non_blocking=False):
-        ctx.src_dtype, ctx.src_device = x.data.dtype, x.device
-        arr = x.data
+        ctx.src_dtype, ctx.src_device = x._data.dtype, x.device
+        arr = x._data
         if device is not x.device:
             arr = to_device_array(arr, device, non_blocking)
         if np_dtype is not None and arr.dtype != np_dtype:
             arr = arr.astype(np_dtype)
-        elif arr is x.data:
+        elif arr is x._data:
             arr = arr.copy()
         return Tensor._make(arr, device)
 
@@ -54,7 +54,7 @@ def to(x, *args, **kwargs):
     device = device or x.device
     if device.type == "cuda":
         device.xp  # raises a clear error when no GPU is usable
-    if device is x.device and (np_dtype is None or np_dtype == x.data.dtype) and not copy:
+    if device is x.device and (np_dtype is None or np_dtype == x._data.dtype) and not copy:
         return x
     return ToCopy.apply(x, np_dtype, device, non_blocking)
 
@@ -82,7 +82,7 @@ def pin_memory(x):
         raise RuntimeError("pin_memory(): pinned host memory needs a CUDA GPU (the CUDA driver "
                            "pins the pages), and none is usable here. Check "
                            "labkit.cuda.is_available() first, or skip pinning on a CPU machine.")
-    if is_pinned_array(x.data):
+    if is_pinned_array(x._data):
         return x
     return PinMemory.apply(x)
 
@@ -93,7 +93,7 @@ class PinMemory(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return Tensor._make(pin_array(x.data), x.device)
+        return Tensor._make(pin_array(x._data), x.device)
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,7 +103,7 @@ class PinMemory(Function):
 @tensor_method("is_pinned")
 def is_pinned(x):
     """True when this tensor's data sits in pinned host memory."""
-    return is_pinned_array(x.data)
+    return is_pinned_array(x._data)
 
 
 def _caster(name, d):

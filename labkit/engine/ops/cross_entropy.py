@@ -59,7 +59,7 @@ class _CrossEntropyGrad(Function):
         out[where] -= 1
         ctx.where, ctx.reduction, ctx.n = where, reduction, probs.shape[0]
         ctx.save_for_backward(g, x)
-        scale = g.data / ctx.n if reduction == "mean" else g.data
+        scale = g._data / ctx.n if reduction == "mean" else g._data
         out *= scale[:, None] if reduction == "none" else scale
         return out
 

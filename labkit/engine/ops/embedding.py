@@ -10,17 +10,17 @@ class Embedding(Function):
 
     @staticmethod
     def forward(ctx, indices, weight, padding_idx):
-        idx = indices.data
+        idx = indices._data
         if idx.dtype.kind not in "iu":
             raise RuntimeError(f"embedding: indices must be integers (int64), got "
                                f"{indices.dtype}. Use indices.long().")
-        n = weight.data.shape[0]
+        n = weight._data.shape[0]
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
             raise IndexError(f"embedding: indices must lie in [0, {n - 1}] for a table of "
                              f"{n} rows (num_embeddings), got values from {int(idx.min())} to "
                              f"{int(idx.max())}.")
-        ctx.idx, ctx.shape, ctx.padding_idx = idx, weight.data.shape, padding_idx
-        return weight.data[idx]
+        ctx.idx, ctx.shape, ctx.padding_idx = idx, weight._data.shape, padding_idx
+        return weight._data[idx]
 
     @staticmethod
     def backward(ctx, grad):

@@ -79,13 +79,13 @@ class Unfold(Function):
 
     @staticmethod
     def forward(ctx, x, kernel, dilation, padding, stride):
-        if x.data.ndim != 4:
+        if x._data.ndim != 4:
             raise RuntimeError(f"unfold: expected a 4-D input (N, C, H, W), got shape "
                                f"{tuple(x.shape)}.")
-        check_geometry("unfold", x.data.shape, kernel, stride, padding, dilation)
-        ctx.size = x.data.shape[-2:]
+        check_geometry("unfold", x._data.shape, kernel, stride, padding, dilation)
+        ctx.size = x._data.shape[-2:]
         ctx.geometry = kernel, dilation, padding, stride
-        return im2col(x.device.xp, x.data, kernel, stride, padding, dilation)
+        return im2col(x.device.xp, x._data, kernel, stride, padding, dilation)
 
     @staticmethod
     def backward(ctx, grad):
@@ -97,7 +97,7 @@ class Fold(Function):
 
     @staticmethod
     def forward(ctx, cols, size, kernel, dilation, padding, stride):
-        d = cols.data
+        d = cols._data
         k = kernel[0] * kernel[1]
         n_pos = (out_size(size[0], kernel[0], stride[0], padding[0], dilation[0])
                  * out_size(size[1], kernel[1], stride[1], padding[1], dilation[1]))

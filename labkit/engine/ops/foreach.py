@@ -21,9 +21,9 @@ def _foreach_add_(tensors, others, alpha=1.0):
         if o.device is not t.device:
             raise RuntimeError(f"_foreach_add_: a tensor on {t.device} cannot be updated from "
                                f"one on {o.device}; move one with .to().")
-        if o.data.shape != t.data.shape:
+        if o._data.shape != t._data.shape:
             raise RuntimeError(f"_foreach_add_: the update has shape {tuple(o.shape)} but the "
                                f"tensor has shape {tuple(t.shape)}.")
-        d = t.data
-        d += o.data if alpha == 1 else alpha * o.data
+        d = t._data
+        d += o._data if alpha == 1 else alpha * o._data
         t._bump_version()

@@ -14,10 +14,10 @@ def _index_arrays(idx, x):
         if idx.device is not x.device:
             raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
                                f"{x.device}; move the index with idx.to(x.device).")
-        if idx.data.dtype.kind not in "iub":
+        if idx._data.dtype.kind not in "iub":
             raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
                              f"tensors, got {idx.dtype}. Convert with idx.long().")
-        return idx.data
+        return idx._data
     if isinstance(idx, list):
         return np.asarray(idx) if x.device.type == "cpu" else x.device.xp.asarray(idx)
     return idx
@@ -28,7 +28,7 @@ def _check_bounds(x, idx):
     index around (i % n) where numpy raises, which would be a silently wrong answer. Costs one
     device sync per index array, only on the GPU."""
     items = idx if isinstance(idx, tuple) else (idx,)
-    shape = x.data.shape
+    shape = x._data.shape
     axis = 0
     for i in items:
         if i is Ellipsis:
@@ -65,9 +65,9 @@ class Index(Function):
 
     @staticmethod
     def forward(ctx, x, idx):
-        ctx.shape, ctx.dtype, ctx.idx = x.data.shape, x.data.dtype, idx
+        ctx.shape, ctx.dtype, ctx.idx = x._data.shape, x._data.dtype, idx
         try:
-            return x.device.xp.asarray(x.data[idx])
+            return x.device.xp.asarray(x._data[idx])
         except IndexError as e:
             raise _index_error(x, idx, e) from None
 
@@ -103,13 +103,13 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, grad, idx, shape):
         xp = grad.device.xp
-        out = xp.zeros(shape, grad.data.dtype)
+        out = xp.zeros(shape, grad._data.dtype)
         if _is_basic(idx):
-            out[idx] = grad.data
+            out[idx] = grad._data
         elif xp is np:
-            np.add.at(out, idx, grad.data)
+            np.add.at(out, idx, grad._data)
         else:
-            xp.add.at(out, idx, grad.data)
+            xp.add.at(out, idx, grad._data)
         ctx.idx = idx
         return out
 
@@ -124,9 +124,9 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx, x, idx, value):
-        out = x.data.copy()
+        out = x._data.copy()
         try:
-            out[idx] = value.data if isinstance(value, Tensor) else value
+            out[idx] = value._data if isinstance(value, Tensor) else value
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         ctx.idx = idx
@@ -166,7 +166,7 @@ def setitem(x, idx, value):
 
     def write(target):
         try:
-            target[idx] = value.data if isinstance(value, Tensor) else value
+            target[idx] = value._data if isinstance(value, Tensor) else value
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         except ValueError as e:

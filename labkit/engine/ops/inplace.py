@@ -25,7 +25,7 @@ def _recording(x, args):
 
 
 def inplace(x, name, write, fn_cls, *args):
-    """Run `write(x.data)` in place, or record fn_cls(x, *args) and copy its result into x."""
+    """Run `write(x._data)` in place, or record fn_cls(x, *args) and copy its result into x."""
     if not _recording(x, args):
         _checked(name, x, write)
         x._bump_version()
@@ -63,7 +63,7 @@ def inplace(x, name, write, fn_cls, *args):
 
 def _snapshot(t):
     """A copy of t's value that carries t's current history (the input of the recorded op)."""
-    old = Tensor._make(t.data.copy(), t.device, t._rg)
+    old = Tensor._make(t._data.copy(), t.device, t._rg)
     old.grad_fn, old._out_idx = t.grad_fn, t._out_idx
     if mode.tracer is not None:       # labkit.jit is tracing: old is a copy of t
         mode.tracer.record(Clone, (t,), old)
@@ -71,11 +71,11 @@ def _snapshot(t):
 
 
 def _check_result(name, x, out):
-    if out.data.shape != x.data.shape:
+    if out._data.shape != x._data.shape:
         raise RuntimeError(f"{name}: the result has shape {tuple(out.shape)} but the tensor "
                            f"changed in place has shape {tuple(x.shape)}; in-place ops cannot "
                            "change the shape. Use the out-of-place form.")
-    if not x.device.xp.can_cast(out.data.dtype, x.data.dtype, "same_kind"):
+    if not x.device.xp.can_cast(out._data.dtype, x._data.dtype, "same_kind"):
         raise RuntimeError(f"{name}: the result has dtype {out.dtype}, which does not fit this "
                            f"tensor's dtype {x.dtype}. Convert first, e.g. x = x.float(), or use "
                            "the out-of-place form.")
@@ -83,7 +83,7 @@ def _check_result(name, x, out):
 
 def _store(name, x, out):
     """x takes out's values (into its own memory) and out's history."""
-    _checked(name, x, lambda d: d.__setitem__(Ellipsis, out.data))
+    _checked(name, x, lambda d: d.__setitem__(Ellipsis, out._data))
     x.grad_fn, x._out_idx, x._rg = out.grad_fn, out._out_idx, out._rg
 
 
@@ -121,7 +121,7 @@ def _refresh(view):
 
 
 def _check_writeable(name, x):
-    if not getattr(x.data.flags, "writeable", True):  # cupy arrays have no such flag
+    if not getattr(x._data.flags, "writeable", True):  # cupy arrays have no such flag
         raise RuntimeError(f"{name}: this tensor's memory is read-only (it is an expand()ed view "
                            "where several elements share one memory location). Call .clone() "
                            "first, then change the copy.")
@@ -130,7 +130,7 @@ def _check_writeable(name, x):
 def _checked(name, x, write):
     _check_writeable(name, x)
     try:
-        write(x.data)
+        write(x._data)
     except TypeError as e:
         if "cast" not in str(e):
             raise
@@ -169,7 +169,7 @@ class _Fill(Function):
 
     @staticmethod
     def forward(ctx, x, value):
-        out = x.device.xp.empty_like(x.data)
+        out = x.device.xp.empty_like(x._data)
         out[...] = data(value)
         return out
 
@@ -183,8 +183,8 @@ class _Copy(Function):
 
     @staticmethod
     def forward(ctx, x, src):
-        out = x.device.xp.empty_like(x.data)
-        out[...] = src.data
+        out = x.device.xp.empty_like(x._data)
+        out[...] = src._data
         return out
 
     @staticmethod
@@ -209,7 +209,7 @@ def copy_(x, src):
         raise TypeError(f"copy_: expected a tensor, got {type(src).__name__}.")
     if src.device is not x.device:
         src = src.to(x.device)
-    return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src.data), _Copy, src)
+    return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
 
 
 @tensor_method("clamp_", "clip_")

@@ -17,9 +17,9 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        ctx.sizes = [t.data.shape[dim] for t in tensors]
+        ctx.sizes = [t._data.shape[dim] for t in tensors]
         try:
-            return tensors[0].device.xp.concatenate([t.data for t in tensors], axis=dim)
+            return tensors[0].device.xp.concatenate([t._data for t in tensors], axis=dim)
         except ValueError:
             raise RuntimeError(
                 f"cat: tensors must have the same shape except in dim {dim}, got "
@@ -36,11 +36,11 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        shapes = {t.data.shape for t in tensors}
+        shapes = {t._data.shape for t in tensors}
         if len(shapes) > 1:
             raise RuntimeError(f"stack: all tensors must have the same shape, got "
                                f"{', '.join(str(tuple(t.shape)) for t in tensors)}.")
-        return tensors[0].device.xp.stack([t.data for t in tensors], axis=dim)
+        return tensors[0].device.xp.stack([t._data for t in tensors], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,12 +53,12 @@ class Split(Function):
 
     @staticmethod
     def forward(ctx, x, sizes, dim):
-        ctx.dim, ctx.shape = dim, x.data.shape
+        ctx.dim, ctx.shape = dim, x._data.shape
         bounds, acc = [], 0
         for s in sizes[:-1]:
             acc += s
             bounds.append(acc)
-        return tuple(x.device.xp.split(x.data, bounds, axis=dim))
+        return tuple(x.device.xp.split(x._data, bounds, axis=dim))
 
     @staticmethod
     def backward(ctx, *grads):
@@ -69,7 +69,7 @@ def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = list(tensors)
     _check_same("cat", tensors)
-    nd = tensors[0].data.ndim
+    nd = tensors[0]._data.ndim
     if not -nd <= dim < max(nd, 1):
         raise IndexError(f"cat: dim {dim} is out of range for {nd}-D tensors.")
     return Cat.apply(dim % nd, *tensors)
@@ -79,7 +79,7 @@ def stack(tensors, dim=0):
     """Join tensors along a new dim."""
     tensors = list(tensors)
     _check_same("stack", tensors)
-    nd = tensors[0].data.ndim + 1
+    nd = tensors[0]._data.ndim + 1
     if not -nd <= dim < nd:
         raise IndexError(f"stack: dim {dim} is out of range (new tensor has {nd} dims).")
     return Stack.apply(dim % nd, *tensors)
@@ -91,9 +91,9 @@ concatenate = concat = cat
 @tensor_method("split")
 def split(x, split_size_or_sections, dim=0):
     """Pieces of size split_size (the last may be smaller), or of the listed sizes."""
-    nd = x.data.ndim
+    nd = x._data.ndim
     dim = dim % nd
-    n = x.data.shape[dim]
+    n = x._data.shape[dim]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0:
@@ -111,6 +111,6 @@ def split(x, split_size_or_sections, dim=0):
 @tensor_method("chunk")
 def chunk(x, chunks, dim=0):
     """Split into `chunks` nearly equal pieces (as torch: ceil(n / chunks) each)."""
-    n = x.data.shape[dim]
+    n = x._data.shape[dim]
     size = -(-n // chunks)
     return split(x, max(size, 1), dim)

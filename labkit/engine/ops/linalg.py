@@ -5,18 +5,18 @@ from .common import as_tensor_like
 
 
 def _check(name, a, b):
-    if a.data.ndim == 0 or b.data.ndim == 0:
+    if a._data.ndim == 0 or b._data.ndim == 0:
         raise RuntimeError(f"{name}: both arguments need at least 1 dimension, got shapes "
                            f"{tuple(a.shape)} and {tuple(b.shape)}; use * to scale by a number.")
-    k_a = a.data.shape[-1]
-    k_b = b.data.shape[-2] if b.data.ndim > 1 else b.data.shape[0]
+    k_a = a._data.shape[-1]
+    k_b = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
     if k_a != k_b:
         raise RuntimeError(
             f"{name}: cannot multiply shapes {tuple(a.shape)} and {tuple(b.shape)}: the inner "
             f"dimensions {k_a} and {k_b} differ. In a @ b the last dim of a must equal the "
-            f"{'first' if b.data.ndim == 1 else 'second-to-last'} dim of b. Check the weight's shape, "
+            f"{'first' if b._data.ndim == 1 else 'second-to-last'} dim of b. Check the weight's shape, "
             "or transpose one side (b.T).")
-    if a.data.dtype != b.data.dtype:
+    if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"{name}: expected both arguments to have the same dtype, got "
                            f"{a.dtype} and {b.dtype}. Convert one, e.g. b.to(a.dtype).")
 
@@ -29,7 +29,7 @@ class MatMul(Function):
     def forward(ctx, a, b):
         _check("matmul", a, b)
         ctx.save_for_backward(a, b)
-        return a.device.xp.matmul(a.data, b.data)
+        return a.device.xp.matmul(a._data, b._data)
 
     @staticmethod
     def backward(ctx, grad):

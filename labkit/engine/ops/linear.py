@@ -8,9 +8,9 @@ from ..tensor import Tensor
 
 
 def _check(x, w, b):
-    xd, wd = x.data, w.data
+    xd, wd = x._data, w._data
     if (wd.ndim != 2 or xd.ndim == 0 or xd.shape[-1] != wd.shape[1] or xd.dtype != wd.dtype
-            or b is not None and (b.data.shape != wd.shape[:1] or b.data.dtype != wd.dtype)):
+            or b is not None and (b._data.shape != wd.shape[:1] or b._data.dtype != wd.dtype)):
         raise _error(x, w, b)
 
 
@@ -37,9 +37,9 @@ class Linear(Function):
     def forward(ctx, x, w, b):
         _check(x, w, b)
         ctx.save_for_backward(x, w)
-        y = x.data @ w.data.T
+        y = x._data @ w._data.T
         if b is not None:
-            y += b.data
+            y += b._data
         return y
 
     @staticmethod
@@ -56,7 +56,7 @@ class Linear(Function):
 
 
 def _ones(grad):
-    return Tensor._make(grad.device.xp.ones(grad.data.shape[0], grad.data.dtype), grad.device)
+    return Tensor._make(grad.device.xp.ones(grad._data.shape[0], grad._data.dtype), grad.device)
 
 
 def linear(input, weight, bias=None):

@@ -8,7 +8,7 @@ def _check(name, scores, target):
     """Shapes and dtype of (N, C) scores and (N,) class indices, all in [0, C): numpy would
     count a negative index from the end and CuPy wraps any out-of-range one around, both
     silently wrong answers."""
-    s, t = scores.data, target.data
+    s, t = scores._data, target._data
     if s.ndim != 2 or t.ndim != 1 or t.shape[0] != s.shape[0]:
         raise RuntimeError(f"{name}: expected input (N, C) and target (N,), got "
                            f"{tuple(scores.shape)} and {tuple(target.shape)}.")
@@ -21,13 +21,13 @@ def _check(name, scores, target):
 
 def _range_error(name, scores, t):
     return IndexError(f"{name}: target values must be class indices in "
-                      f"[0, {scores.data.shape[1] - 1}], got values from {int(t.min())} to "
+                      f"[0, {scores._data.shape[1] - 1}], got values from {int(t.min())} to "
                       f"{int(t.max())}.")
 
 
 def pick(name, scores, target, values):
     """values[i, target[i]] for each row i, and the (rows, target) index used."""
-    where = (scores.device.xp.arange(values.shape[0]), target.data)
+    where = (scores.device.xp.arange(values.shape[0]), target._data)
     return values[where], where
 
 
@@ -38,9 +38,9 @@ class NllLoss(Function):
     def forward(ctx, logp, target, reduction):
         _check("nll_loss", logp, target)
         xp = logp.device.xp
-        picked, where = pick("nll_loss", logp, target, logp.data)
+        picked, where = pick("nll_loss", logp, target, logp._data)
         n = picked.shape[0]
-        ctx.where, ctx.shape = where, logp.data.shape
+        ctx.where, ctx.shape = where, logp._data.shape
         ctx.scale = -1.0 / n if reduction == "mean" else -1.0
         if reduction == "none":
             return -picked
@@ -58,9 +58,9 @@ class _PlaceAt(Function):
 
     @staticmethod
     def forward(ctx, g, where, shape, scale):
-        out = g.device.xp.zeros(shape, g.data.dtype)
-        out[where] = g.data * scale
-        ctx.where, ctx.scale, ctx.scalar = where, scale, g.data.ndim == 0
+        out = g.device.xp.zeros(shape, g._data.dtype)
+        out[where] = g._data * scale
+        ctx.where, ctx.scale, ctx.scalar = where, scale, g._data.ndim == 0
         return out
 
     @staticmethod

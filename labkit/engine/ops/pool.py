@@ -21,16 +21,16 @@ class MaxPool2d(Function):
 
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, dilation):
-        if x.data.ndim != 4:
+        if x._data.ndim != 4:
             raise RuntimeError(f"max_pool2d: expected a 4-D input (N, C, H, W), got shape "
                                f"{tuple(x.shape)}.")
         if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
             raise RuntimeError(f"max_pool2d: padding {padding} must be at most half the kernel "
                                f"size {kernel}; otherwise a window could hold only padding.")
-        check_geometry("max_pool2d", x.data.shape, kernel, stride, padding, dilation)
+        check_geometry("max_pool2d", x._data.shape, kernel, stride, padding, dilation)
         xp = x.device.xp
-        d = _padded(xp, x.data, padding, -xp.inf)
-        _, _, spans = windows(x.data.shape, kernel, stride, padding, dilation)
+        d = _padded(xp, x._data, padding, -xp.inf)
+        _, _, spans = windows(x._data.shape, kernel, stride, padding, dilation)
         best = idx = None
         for k, (_, _, rows, columns) in enumerate(spans):
             v = d[:, :, rows, columns]
@@ -40,7 +40,7 @@ class MaxPool2d(Function):
             wins = (v > best) | xp.isnan(v)           # the first maximum wins; nan propagates
             best = xp.where(wins, v, best)
             idx = xp.where(wins, k, idx)
-        ctx.idx, ctx.shape = idx, x.data.shape
+        ctx.idx, ctx.shape = idx, x._data.shape
         ctx.geometry = kernel, stride, padding, dilation
         return best
 
@@ -58,11 +58,11 @@ class _Scatter(Function):
         xp = g.device.xp
         kernel, stride, padding, dilation = geometry
         n, c, h, w = shape
-        out = xp.zeros((n, c, h + 2 * padding[0], w + 2 * padding[1]), g.data.dtype)
+        out = xp.zeros((n, c, h + 2 * padding[0], w + 2 * padding[1]), g._data.dtype)
         _, _, spans = windows(shape, kernel, stride, padding, dilation)
-        zero = xp.zeros((), g.data.dtype)
+        zero = xp.zeros((), g._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
-            out[:, :, rows, columns] += xp.where(idx == k, g.data, zero)
+            out[:, :, rows, columns] += xp.where(idx == k, g._data, zero)
         ctx.idx, ctx.shape, ctx.geometry = idx, shape, geometry
         return out[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w]
 
@@ -79,9 +79,9 @@ class _Gather(Function):
     def forward(ctx, x, idx, shape, geometry):
         xp = x.device.xp
         kernel, stride, padding, dilation = geometry
-        d = _padded(xp, x.data, padding, 0)
+        d = _padded(xp, x._data, padding, 0)
         _, _, spans = windows(shape, kernel, stride, padding, dilation)
-        out = xp.zeros(idx.shape, x.data.dtype)
+        out = xp.zeros(idx.shape, x._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
             out = xp.where(idx == k, d[:, :, rows, columns], out)
         ctx.idx, ctx.shape, ctx.geometry = idx, shape, geometry

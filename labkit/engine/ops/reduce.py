@@ -40,8 +40,8 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        ctx.shape, ctx.dims, ctx.keepdim = x.data.shape, dims, keepdim
-        d = x.data
+        ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
+        d = x._data
         if d.dtype.kind == "b":
             d = d.astype("int64")
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
@@ -60,15 +60,15 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        if x.data.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             raise RuntimeError(f"mean(): input dtype must be floating point, got {x.dtype}. "
                                "Convert first: x.float().mean().")
-        ctx.shape, ctx.dims, ctx.keepdim = x.data.shape, dims, keepdim
+        ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         n = 1
         for d in dims:
-            n *= x.data.shape[d]
+            n *= x._data.shape[d]
         ctx.n = n
-        return x.device.xp.asarray(x.data.mean(axis=dims, keepdims=keepdim))
+        return x.device.xp.asarray(x._data.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,10 +87,10 @@ class Amax(Function):
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        if x.data.size == 0:
+        if x._data.size == 0:
             raise RuntimeError(f"{cls.pick}(): cannot reduce an empty tensor (shape "
                                f"{tuple(x.shape)}); there is no {cls.pick}imum.")
-        y = x.device.xp.asarray(getattr(x.data, cls.pick)(axis=dims, keepdims=True))
+        y = x.device.xp.asarray(getattr(x._data, cls.pick)(axis=dims, keepdims=True))
         ctx.save_for_backward(x)
         ctx.ykeep, ctx.dims, ctx.keepdim, ctx.nan_wins = y, dims, keepdim, cls.nan_wins
         return y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
@@ -130,12 +130,12 @@ class MaxDim(Function):
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
         xp = x.device.xp
-        idx = getattr(xp, "arg" + cls.pick)(x.data, axis=dim)
+        idx = getattr(xp, "arg" + cls.pick)(x._data, axis=dim)
         idx_k = xp.expand_dims(idx, dim)
-        vals = xp.take_along_axis(x.data, idx_k, axis=dim)
+        vals = xp.take_along_axis(x._data, idx_k, axis=dim)
         if not keepdim:
             vals = vals.squeeze(dim)
-        ctx.shape, ctx.dim, ctx.idx = x.data.shape, dim, idx_k
+        ctx.shape, ctx.dim, ctx.idx = x._data.shape, dim, idx_k
         out_idx = idx_k if keepdim else idx
         ctx.mark_non_differentiable(out_idx)
         return vals, out_idx
@@ -160,7 +160,7 @@ class _ScatterAlong(Function):
         xp = g.device.xp
         positions = xp.arange(shape[dim]).reshape([-1 if i == dim else 1 for i in range(len(shape))])
         ctx.idx, ctx.dim = idx, dim
-        return xp.where(positions == idx, g.data, xp.zeros((), g.data.dtype))
+        return xp.where(positions == idx, g._data, xp.zeros((), g._data.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -172,8 +172,8 @@ class _GatherAlong(Function):
 
     @staticmethod
     def forward(ctx, x, idx, dim):
-        ctx.idx, ctx.dim, ctx.shape = idx, dim, x.data.shape
-        return x.device.xp.take_along_axis(x.data, idx, axis=dim)
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, x._data.shape
+        return x.device.xp.take_along_axis(x._data, idx, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,14 +186,14 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x.data.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
         n = 1
         for d in dims:
-            n *= x.data.shape[d]
+            n *= x._data.shape[d]
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
-        return x.device.xp.asarray(x.data.var(axis=dims, ddof=correction, keepdims=keepdim))
+        return x.device.xp.asarray(x._data.var(axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -208,12 +208,12 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x.data.dtype.kind != "f":
+        if x._data.dtype.kind != "f":
             raise RuntimeError(f"std(): input dtype must be floating point, got {x.dtype}.")
         n = 1
         for d in dims:
-            n *= x.data.shape[d]
-        y = x.device.xp.asarray(x.data.std(axis=dims, ddof=correction, keepdims=keepdim))
+            n *= x._data.shape[d]
+        y = x.device.xp.asarray(x._data.std(axis=dims, ddof=correction, keepdims=keepdim))
         ctx.save_for_backward(x, y)
         ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
         return y
@@ -236,14 +236,14 @@ def sum(x, dim=None, keepdim=False, dtype=None):
         x = x.to(dtype)
     if dim is None:
         return SumAll.apply(x, None, False)
-    return Sum.apply(x, _dims(dim, x.data.ndim), keepdim)
+    return Sum.apply(x, _dims(dim, x._data.ndim), keepdim)
 
 
 @tensor_method("mean")
 def mean(x, dim=None, keepdim=False):
     if dim is None:
-        return MeanAll.apply(x, _dims(None, x.data.ndim), False)
-    return Mean.apply(x, _dims(dim, x.data.ndim), keepdim)
+        return MeanAll.apply(x, _dims(None, x._data.ndim), False)
+    return Mean.apply(x, _dims(dim, x._data.ndim), keepdim)
 
 
 def _max_min(x, dim, keepdim, all_cls, dim_cls):
@@ -251,13 +251,13 @@ def _max_min(x, dim, keepdim, all_cls, dim_cls):
         raise TypeError("max/min with a tensor argument: use labkit.maximum(a, b) for the "
                         "elementwise maximum of two tensors.")
     if dim is None:
-        return all_cls.apply(x, _dims(None, x.data.ndim), False)
-    d = _dims(dim, x.data.ndim)
+        return all_cls.apply(x, _dims(None, x._data.ndim), False)
+    d = _dims(dim, x._data.ndim)
     if not d:                    # a 0-d tensor: its one element is the max, at index 0
         values, indices = dim_cls.apply(x.reshape(1), 0, False)
         return values_indices(values.reshape(()), indices.reshape(()))
     d = d[0]
-    if x.data.shape[d] == 0:
+    if x._data.shape[d] == 0:
         raise IndexError(f"max/min(): dimension {dim} of shape {tuple(x.shape)} is empty.")
     return values_indices(*dim_cls.apply(x, d, keepdim))
 
@@ -275,12 +275,12 @@ def min(x, dim=None, keepdim=False):
 
 @tensor_method("amax")
 def amax(x, dim=(), keepdim=False):
-    return Amax.apply(x, _dims(dim if dim != () else None, x.data.ndim), keepdim)
+    return Amax.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
 
 
 @tensor_method("amin")
 def amin(x, dim=(), keepdim=False):
-    return Amin.apply(x, _dims(dim if dim != () else None, x.data.ndim), keepdim)
+    return Amin.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
 
 
 def _correction(unbiased, correction):
@@ -291,12 +291,12 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return Var.apply(x, _dims(dim, x.data.ndim), _correction(unbiased, correction), keepdim)
+    return Var.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return Std.apply(x, _dims(dim, x.data.ndim), _correction(unbiased, correction), keepdim)
+    return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
 class ArgMax(Function):
@@ -308,8 +308,8 @@ class ArgMax(Function):
     def forward(cls, ctx, x, dim, keepdim):
         xp = x.device.xp
         if dim is None:
-            return xp.asarray(getattr(x.data, cls.pick)())
-        out = getattr(x.data, cls.pick)(axis=dim)
+            return xp.asarray(getattr(x._data, cls.pick)())
+        out = getattr(x._data, cls.pick)(axis=dim)
         return xp.expand_dims(out, dim) if keepdim else out
 
 

@@ -9,11 +9,11 @@ class Where(Function):
 
     @staticmethod
     def forward(ctx, cond, a, b):
-        if cond.data.dtype.kind != "b":
+        if cond._data.dtype.kind != "b":
             raise RuntimeError(f"where: the condition must be a bool tensor, got {cond.dtype}; "
                                "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
-        return promote(cond.device.xp.where(cond.data, data(a), data(b)), a, b)
+        return promote(cond.device.xp.where(cond._data, data(a), data(b)), a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,7 +33,7 @@ class Maximum(Function):
     @classmethod
     def forward(cls, ctx, a, b):
         ctx.save_for_backward(a, b)
-        return promote(getattr(a.device.xp, cls.pick)(a.data, data(b)), a, b)
+        return promote(getattr(a.device.xp, cls.pick)(a._data, data(b)), a, b)
 
     @classmethod
     def backward(cls, ctx, grad):

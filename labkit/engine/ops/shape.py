@@ -41,13 +41,13 @@ class Reshape(Function):
 
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.shape = x.data.shape
+        ctx.shape = x._data.shape
         try:
-            return x.data.reshape(shape)
+            return x._data.reshape(shape)
         except ValueError:
             raise RuntimeError(
                 f"reshape/view: shape {list(shape)} is invalid for a tensor of shape "
-                f"{tuple(x.shape)} ({x.data.size} elements): the new shape must hold the same "
+                f"{tuple(x.shape)} ({x._data.size} elements): the new shape must hold the same "
                 "number of elements (use -1 for one dimension to have it inferred).") from None
 
     @staticmethod
@@ -56,7 +56,7 @@ class Reshape(Function):
 
     @staticmethod
     def put_back(parent, new, *args):
-        return Reshape.apply(new, parent.data.shape)
+        return Reshape.apply(new, parent._data.shape)
 
 
 class Transpose(Function):
@@ -65,7 +65,7 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
-        return x.device.xp.swapaxes(x.data, d0, d1)
+        return x.device.xp.swapaxes(x._data, d0, d1)
 
     @staticmethod
     def backward(ctx, grad):
@@ -85,11 +85,11 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx, x, dims):
-        if sorted(d % max(x.data.ndim, 1) for d in dims) != list(range(x.data.ndim)):
+        if sorted(d % max(x._data.ndim, 1) for d in dims) != list(range(x._data.ndim)):
             raise RuntimeError(f"permute: dims {list(dims)} must be a reordering of "
-                               f"0..{x.data.ndim - 1} for a tensor of shape {tuple(x.shape)}.")
+                               f"0..{x._data.ndim - 1} for a tensor of shape {tuple(x.shape)}.")
         ctx.dims = dims
-        return x.data.transpose(dims)
+        return x._data.transpose(dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -114,7 +114,7 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x, shape):
         try:
-            return x.device.xp.broadcast_to(x.data, shape)
+            return x.device.xp.broadcast_to(x._data, shape)
         except ValueError:
             raise RuntimeError(f"expand: cannot expand shape {tuple(x.shape)} to {list(shape)}: only "
                                "dimensions of size 1 can grow (and new ones added on the left)."
@@ -130,8 +130,8 @@ class Squeeze(Function):
 
     @staticmethod
     def forward(ctx, x, dims):
-        ctx.shape = x.data.shape
-        return x.data.reshape([s for i, s in enumerate(x.data.shape) if i not in dims])
+        ctx.shape = x._data.shape
+        return x._data.reshape([s for i, s in enumerate(x._data.shape) if i not in dims])
 
     @staticmethod
     def backward(ctx, grad):
@@ -154,7 +154,7 @@ class Unsqueeze(Function):
     @staticmethod
     def forward(ctx, x, dim):
         ctx.dim = dim
-        return x.device.xp.expand_dims(x.data, dim)
+        return x.device.xp.expand_dims(x._data, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -168,7 +168,7 @@ class Clone(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.data.copy()
+        return x._data.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -191,10 +191,10 @@ def _norm_dim(dim, ndim, name):
 def reshape(x, *shape):
     """The same elements in a new shape (a view when the memory layout allows)."""
     shape = _shape_arg(shape)
-    if shape == x.data.shape:
+    if shape == x._data.shape:
         return x
     out = Reshape.apply(x, shape)
-    if x.data.flags.c_contiguous or x.device.xp.may_share_memory(out.data, x.data):
+    if x._data.flags.c_contiguous or x.device.xp.may_share_memory(out._data, x._data):
         return _as_view(out, x, Reshape, (shape,))
     return out  # numpy had to copy (x was transposed): in-place changes to it do not reach x
 
@@ -202,7 +202,7 @@ def reshape(x, *shape):
 @tensor_method("view")
 def view(x, *shape):
     shape = _shape_arg(shape)
-    if not x.data.flags.c_contiguous and x.data.size > 1:
+    if not x._data.flags.c_contiguous and x._data.size > 1:
         raise RuntimeError(
             f"view: this tensor of shape {tuple(x.shape)} is not contiguous in memory (it was "
             "transposed or permuted), so it cannot be viewed in a new shape without a copy. "
@@ -212,11 +212,11 @@ def view(x, *shape):
 
 @tensor_method("flatten")
 def flatten(x, start_dim=0, end_dim=-1):
-    nd = x.data.ndim
+    nd = x._data.ndim
     if nd == 0:
         return reshape(x, 1)
     s, e = _norm_dim(start_dim, nd, "flatten"), _norm_dim(end_dim, nd, "flatten")
-    shape = x.data.shape
+    shape = x._data.shape
     n = 1
     for d in shape[s:e + 1]:
         n *= d
@@ -225,22 +225,22 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 @tensor_method("transpose", "swapaxes")
 def transpose(x, dim0, dim1):
-    nd = x.data.ndim
+    nd = x._data.ndim
     return _view(Transpose, x, _norm_dim(dim0, nd, "transpose"), _norm_dim(dim1, nd, "transpose"))
 
 
 @tensor_method("t")
 def t(x):
     """Transpose a matrix (a 1-D or 0-D tensor is returned as is)."""
-    if x.data.ndim > 2:
+    if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, got {tuple(x.shape)}; use "
                            ".transpose(dim0, dim1) or .mT for batches of matrices.")
-    if x.data.ndim < 2:
+    if x._data.ndim < 2:
         return x
     return _view(T, x, 0, 1)
 
 
-Tensor.T = property(lambda x: t(x) if x.data.ndim <= 2 else permute(x, *range(x.data.ndim - 1, -1, -1)),
+Tensor.T = property(lambda x: t(x) if x._data.ndim <= 2 else permute(x, *range(x._data.ndim - 1, -1, -1)),
                     doc="The transpose (all dims reversed).")
 Tensor.mT = property(lambda x: transpose(x, -2, -1), doc="Transpose of the last two dims.")
 
@@ -253,9 +253,9 @@ def permute(x, *dims):
 @tensor_method("expand")
 def expand(x, *shape):
     shape = _shape_arg(shape)
-    lead = len(shape) - x.data.ndim
-    shape = tuple(x.data.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-    if shape == x.data.shape:
+    lead = len(shape) - x._data.ndim
+    shape = tuple(x._data.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+    if shape == x._data.shape:
         return x
     return _view(Expand, x, shape)
 
@@ -268,7 +268,7 @@ def expand_as(x, other):
 @tensor_method("squeeze")
 def squeeze(x, dim=None):
     """Remove dims of size 1 (all of them, or the given one(s) if they are 1)."""
-    shape = x.data.shape
+    shape = x._data.shape
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
     else:
@@ -283,7 +283,7 @@ def squeeze(x, dim=None):
 @tensor_method("unsqueeze")
 def unsqueeze(x, dim):
     """Insert a dim of size 1 at position dim."""
-    nd = x.data.ndim + 1
+    nd = x._data.ndim + 1
     return _view(Unsqueeze, x, _norm_dim(dim, nd, "unsqueeze"))
 
 
@@ -295,4 +295,4 @@ def clone(x):
 
 @tensor_method("contiguous")
 def contiguous(x):
-    return x if x.data.flags.c_contiguous else Clone.apply(x)
+    return x if x._data.flags.c_contiguous else Clone.apply(x)

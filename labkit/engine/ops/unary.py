@@ -104,7 +104,7 @@ class TanhGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        g, yd = grad.data, y.data
+        g, yd = grad._data, y._data
         return g - g * yd * yd  # = g * (1 - y*y), without a slow Python-scalar ufunc call
 
     @staticmethod
@@ -143,8 +143,8 @@ class SigmoidGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        gy = grad.data * y.data
-        return gy - gy * y.data  # = g * y * (1 - y)
+        gy = grad._data * y._data
+        return gy - gy * y._data  # = g * y * (1 - y)
 
     @staticmethod
     def backward(ctx, gg):
@@ -163,7 +163,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, x):
         xp = x.device.xp
-        y = xp.asarray(xp.maximum(x.data, 0)).astype(x.data.dtype, copy=False)
+        y = xp.asarray(xp.maximum(x._data, 0)).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
@@ -179,7 +179,7 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.device.xp.abs(x.data)
+        return x.device.xp.abs(x._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -195,7 +195,7 @@ class Clamp(Function):
     def forward(ctx, x, lo, hi):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
-        return x.device.xp.clip(x.data, lo, hi).astype(x.data.dtype, copy=False)
+        return x.device.xp.clip(x._data, lo, hi).astype(x._data.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -222,7 +222,7 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.device.xp.sign(x.data)
+        return x.device.xp.sign(x._data)
 
     @staticmethod
     def backward(ctx, grad):
