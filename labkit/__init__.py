@@ -24,7 +24,28 @@ from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)
 from .engine.ops.erf import erf  # noqa: F401
+from .engine.ops.counting import bincount  # noqa: F401
+from .engine.ops.einsum import einsum  # noqa: F401
+from .engine.ops.gather import gather, index_select, scatter, scatter_add  # noqa: F401
+from .engine.ops.inplace import clamp_, masked_fill, relu_  # noqa: F401
+from .engine.ops.inplace_unary import (abs_, ceil_, cos_, exp_, floor_, log_, round_,  # noqa
+                                       sigmoid_, sin_, sqrt_, tanh_)
+from .engine.ops.layout import (flip, fliplr, flipud, meshgrid, moveaxis, movedim,  # noqa
+                                narrow, roll, swapdims,
+                                tile, unbind, unflatten)
+from .engine.ops.math import (arctan2, atan2, ceil, cosh, expm1, floor, floor_divide,  # noqa
+                              frac, lerp, log1p, log2, log10, reciprocal, remainder, round,
+                              rsqrt, sinh, square, trunc)
+from .engine.ops.norm import logsumexp, norm  # noqa: F401
+from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
+from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
+from .engine.ops.scan import cumsum, prod  # noqa: F401
+from .engine.ops.sort import argsort, sort, topk  # noqa: F401
+from .engine.ops.tri import tril, triu  # noqa: F401
+from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401
+                              set_default_device, set_default_dtype)
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
+from . import accelerator, linalg  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
 
@@ -53,3 +74,7 @@ def __getattr__(name):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+
+
+from .engine.ops import keywords as _keywords  # noqa: E402
+_keywords.install(globals(), _keywords.FUNCTIONS)  # input=, other=, axis=, keepdims=, out=

@@ -62,3 +62,4 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "conv2d", "max_pool2d", "unfold", "fold", "dropout", "batch_norm", "embedding",
            "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits"]
+from ..engine.ops.counting import one_hot  # noqa: F401,E402
