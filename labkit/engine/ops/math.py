@@ -46,7 +46,8 @@ class Log1p(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return x.device.xp.log1p(float_data(x))
+        with _quiet(x.device.xp):
+            return x.device.xp.log1p(float_data(x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -77,7 +78,8 @@ class Log2(Function):
     @classmethod
     def forward(cls, ctx, x):
         ctx.save_for_backward(x)
-        return getattr(x.device.xp, cls.fn)(float_data(x))
+        with _quiet(x.device.xp):
+            return getattr(x.device.xp, cls.fn)(float_data(x))
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -91,16 +93,14 @@ class Log10(Log2):
 
 
 class Square(Function):
-    """x * x; integers stay integers (torch's square is pow(x, 2))."""
+    """x * x; integers stay integers and bools become int64 (torch's square is pow(x, 2))."""
     node_name = "PowBackward0"
 
     @staticmethod
     def forward(ctx, x):
-        if x._data.dtype.kind == "b":
-            raise RuntimeError("square: not supported on bool tensors; convert first, "
-                               "e.g. mask.float().square().")
         ctx.save_for_backward(x)
-        return x._data * x._data
+        d = x._data.astype("int64") if x._data.dtype.kind == "b" else x._data
+        return d * d
 
     @staticmethod
     def backward(ctx, grad):
@@ -152,7 +152,7 @@ class Floor(Function):
 
     @classmethod
     def forward(cls, ctx, x):
-        d = x._data
+        d = _not_bool(cls.fn, x)
         if d.dtype.kind != "f":
             return d.copy()
         return getattr(x.device.xp, cls.fn)(d)
@@ -178,7 +178,7 @@ class Round(Function):
 
     @staticmethod
     def forward(ctx, x, decimals):
-        d = x._data
+        d = _not_bool("round", x)
         if d.dtype.kind != "f":
             return d.copy()
         return x.device.xp.round(d, decimals)
@@ -201,6 +201,13 @@ class Frac(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+def _not_bool(name, x):
+    if x._data.dtype.kind == "b":
+        raise NotImplementedError(f"{name}: not implemented for bool tensors (as in torch); "
+                                  "convert first, e.g. mask.float().")
+    return x._data
 
 
 class Atan2(Function):
