@@ -208,7 +208,6 @@ def meshgrid(*tensors, indexing="ij"):
     grids = [t.reshape([-1 if k == i else 1 for k in range(n)]).expand(shape)
              for i, t in enumerate(ts)]
     if swap:
-        grids = [g.transpose(0, 1) for g in grids]
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 
