@@ -20,7 +20,7 @@ def _parse(equation, operands):
     lhs, arrow, rhs = eq.partition("->")
     ins = lhs.split(",")
     if len(ins) != len(operands):
-        raise ValueError(f"einsum(): the equation {equation!r} has {len(ins)} operand(s), but "
+        raise RuntimeError(f"einsum(): the equation {equation!r} has {len(ins)} operand(s), but "
                          f"{len(operands)} tensor(s) were given.")
     used = set(c for c in eq if c.isalpha())
     fresh = iter(c for c in _LETTERS if c not in used)
@@ -35,7 +35,7 @@ def _parse(equation, operands):
             k = op.ndim - (len(term) - 3)
             term = term.replace("...", ell[n_ell - k:] if k else "")
         if any(c not in _LETTERS for c in term) or len(term) != op.ndim:
-            raise ValueError(f"einsum(): the subscripts {term!r} do not match an operand of "
+            raise RuntimeError(f"einsum(): the subscripts {term!r} do not match an operand of "
                              f"shape {tuple(op.shape)} (one letter per dimension).")
         out_ins.append(term)
     if arrow:
@@ -48,7 +48,7 @@ def _parse(equation, operands):
         out = ell + "".join(sorted((c for c, n in counts.items() if n == 1 and c not in ell),
                                    key=_LETTERS.index))
     if len(set(out)) != len(out) or any(c not in "".join(out_ins) for c in out):
-        raise ValueError(f"einsum(): output subscripts {out!r} must be distinct letters that "
+        raise RuntimeError(f"einsum(): output subscripts {out!r} must be distinct letters that "
                          "appear in the inputs.")
     return out_ins, out
 
