@@ -161,18 +161,25 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("multinomial: probability tensor contains either inf, nan or "
                            "element < 0.")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("multinomial: invalid distribution: the weights of a row sum to 0.")
+    n = rows.shape[1]
     rng = _gen(generator)
-    out = np.empty((rows.shape[0], num_samples), np.int64)
-    for r, row in enumerate(rows):
-        total = row.sum()
-        if total <= 0:
-            raise RuntimeError("multinomial: invalid distribution: the weights of a row sum "
-                               "to 0.")
-        if not replacement and num_samples > int((row > 0).sum()):
+    if replacement:
+        cdf = np.cumsum(rows, axis=1)
+        u = rng.random((rows.shape[0], num_samples)) * cdf[:, -1:]
+        out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
+        out = np.minimum(out, n - 1)
+    else:
+        if num_samples > n:
             raise RuntimeError(f"multinomial: cannot sample n_sample={num_samples} > "
-                               f"prob_dist.size(-1)={int((row > 0).sum())} nonzero categories "
-                               "without replacement.")
-        out[r] = rng.choice(row.shape[0], num_samples, replace=replacement, p=row / total)
+                               f"prob_dist.size(-1)={n} samples without replacement.")
+        # exponential race (torch's method): the k smallest E_i / w_i are a weighted sample
+        # without replacement; zero weights come last, once the others are used up
+        with np.errstate(divide="ignore"):
+            keys = rng.exponential(size=rows.shape) / rows
+        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64)
     out = out.reshape(w.shape[:-1] + (num_samples,))
     return Tensor._make(to_device_array(out, input.device), input.device)
 
