@@ -18,10 +18,12 @@ from ..tensor import Tensor
 _ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 
 
-def _translate(args, kw):
-    if "input" in kw:
+def _translate(args, kw, named):
+    """torch's spellings -> fn's: input/other become the first two positional arguments
+    unless fn names its own parameters so (where(condition, input, other) does)."""
+    if "input" in kw and "input" not in named:
         args = (kw.pop("input"),) + args
-    if "other" in kw and len(args) == 1:
+    if "other" in kw and "other" not in named and len(args) == 1:
         args = args + (kw.pop("other"),)
     for alias, name in _ALIASES.items():
         if alias in kw:
@@ -73,12 +75,14 @@ def _write_out(name, fn, args, kw, out):
 def with_torch_keywords(fn, name=None, out=False):
     """fn, also accepting input=/other=/axis=/keepdims= (and out= when `out`)."""
     name = name or fn.__name__
+    code = getattr(fn, "__code__", None)
+    named = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code else ()
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
         if not kw:
             return fn(*args)
-        args, kw = _translate(args, kw)
+        args, kw = _translate(args, kw, named)
         o = kw.pop("out", None) if out else None
         if o is not None:
             return _write_out(name, fn, args, kw, o)
