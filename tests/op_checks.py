@@ -38,7 +38,8 @@ def check_second(device, f, *arrays, seed=7, rtol=1e-7, atol=1e-10):
     t_g = torch.autograd.grad(t_out, t_req, torch.tensor(g), create_graph=True, allow_unused=True)
     vs = [rng.standard_normal(tuple(t.shape)) for t in t_req]
     lk_s = sum(((gi * labkit.tensor(v, device=device)).sum() for gi, v in zip(lk_g, vs)
-                if gi is not None and gi.requires_grad), labkit.zeros((), dtype=labkit.float64))
+                if gi is not None and gi.requires_grad),
+               labkit.zeros((), dtype=labkit.float64, device=device))
     t_s = sum(((gi * torch.tensor(v)).sum() for gi, v in zip(t_g, vs)
                if gi is not None and gi.requires_grad), torch.zeros((), dtype=torch.float64))
     if not t_s.requires_grad:
