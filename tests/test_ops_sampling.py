@@ -163,3 +163,17 @@ def test_generator_state_round_trip_and_default_stream_untouched():
     labkit.manual_seed(0)
     labkit.randn(5, generator=labkit.Generator().manual_seed(9))
     assert labkit.randn(3).tolist() == first.tolist()
+
+
+def test_jit_trace_draws_fresh_samples_or_refuses():
+    """normal/bernoulli with tensor arguments are ops: a traced function draws anew each call;
+    the samplers that are not ops refuse to be frozen into a graph."""
+    def f(m):
+        return labkit.normal(m, 1.0) + labkit.bernoulli(m.sigmoid())
+    m = labkit.zeros(50)
+    traced = labkit.jit.trace(f, (m,))
+    assert traced(m).tolist() != traced(m).tolist()
+    for g in (lambda m: m.clone().normal_(), lambda m: labkit.multinomial(m.exp(), 1),
+              lambda m: m + labkit.normal(0.0, 1.0, (50,))):
+        with pytest.raises(RuntimeError, match="labkit.jit"):
+            labkit.jit.trace(g, (m,))

@@ -13,6 +13,7 @@ from ..creation import _finish, _gen, _size
 from ..defaults import defaults
 from ..device import to_device_array
 from ..function import Function
+from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from .inplace import _Copy, inplace
 
@@ -33,6 +34,7 @@ def _float_dtype(*xs):
 class Normal(Function):
     """Samples with tensor mean and/or std: their gradient is zero, as in torch."""
     node_name = "NormalBackward3"
+    random = True   # labkit.jit: a fresh draw on every call, never merged or computed ahead
 
     @staticmethod
     def forward(ctx, mean, std, generator):
@@ -65,6 +67,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
                         "labkit.normal(0.0, 1.0, size=(3,)).")
     if std < 0:
         raise RuntimeError(f"normal: std must be >= 0, got {std}.")
+    _not_traced("normal with number mean and std")
     shape = _size((size,) if isinstance(size, int) else tuple(size))
     arr = mean + std * _gen(generator).standard_normal(shape)
     return _finish(arr.astype(_dt_np(dtype)), None, device, requires_grad)
@@ -77,6 +80,7 @@ def _dt_np(dtype):
 
 class Bernoulli(Function):
     node_name = "BernoulliBackward0"
+    random = True
 
     @staticmethod
     def forward(ctx, p, generator):
@@ -103,8 +107,18 @@ def bernoulli(input, p=None, *, generator=None):
     return Bernoulli.apply(input, generator)
 
 
+def _not_traced(name):
+    """A draw that is not an op would be frozen into a traced graph as a constant: refuse."""
+    if mode.tracer is not None:
+        raise RuntimeError(f"labkit.jit: {name} inside a traced or compiled function would "
+                           "replay the same numbers on every call. Draw them outside the "
+                           "function and pass them in, or use labkit.rand / labkit.randn, "
+                           "which are traced as fresh draws.")
+
+
 def _fill(x, name, draw):
-    """Overwrite x with host-drawn values `draw(rng, shape)`, through the in-place machinery."""
+    """Overwrite x with host-drawn values `draw(shape)`, through the in-place machinery."""
+    _not_traced(name)
     if x._data.dtype.kind != "f" and name != "bernoulli_":
         raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
     values = draw(x._data.shape)
@@ -149,6 +163,7 @@ def exponential_(x, lambd=1.0, *, generator=None):
 @tensor_method("multinomial")
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices drawn with probability proportional to the (non-negative) weights in each row."""
+    _not_traced("multinomial")
     w = _host(input)
     if w.ndim not in (1, 2):
         raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got {tuple(input.shape)}.")
