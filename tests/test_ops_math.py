@@ -235,3 +235,32 @@ def test_inplace_floordiv_and_mod():
     x //= 2
     x %= 2
     assert x.tolist() == ((torch.tensor([5.0, -5.0]) // 2) % 2).tolist()
+
+
+DTYPES = ["uint8", "int8", "int32", "int64", "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder", "atan2"])
+@pytest.mark.parametrize("da", DTYPES)
+@pytest.mark.parametrize("db", DTYPES + ["int", "float", "0d_float64", "0d_int64"])
+def test_result_dtypes_follow_torch_promotion(op, da, db):
+    a = np.array([7, 9, 100]).astype(da)
+
+    def other(M):
+        if db == "int":
+            return 3
+        if db == "float":
+            return 2.5
+        if db.startswith("0d"):
+            return M.tensor(np.array(3, db[3:]))
+        return M.tensor(np.array([2, 3, 5]).astype(db))
+    if op == "atan2" and db in ("int", "float"):
+        for M in (torch, labkit):
+            with pytest.raises(TypeError):
+                M.atan2(M.tensor(a), other(M))
+        return
+    want = getattr(torch, op)(torch.tensor(a), other(torch))
+    got = getattr(labkit, op)(labkit.tensor(a), other(labkit))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64),
+                               rtol=2e-3)

@@ -8,7 +8,7 @@ import math
 
 from ..function import Function, unary_op
 from ..tensor import Tensor, tensor_method
-from .common import as_tensor_like, data, float_data, promote
+from .common import data, float_data, float_operands, operands
 
 
 class Sinh(Function):
@@ -218,7 +218,7 @@ class Atan2(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         xp = a.device.xp
-        return promote(xp.asarray(xp.arctan2(_as_float(a), _as_float(b))), a, b)
+        return xp.asarray(xp.arctan2(*float_operands(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -252,12 +252,6 @@ class Lerp(Function):
         ge = grad * weight if need[1] else None
         gw = grad * (end - start) if need[2] else None
         return gs, ge, gw
-
-
-def _as_float(x):
-    if isinstance(x, Tensor):
-        return float_data(x)
-    return x
 
 
 class _quiet:
@@ -298,7 +292,7 @@ class FloorDivide(Function):
         _int_zero_check("floor_divide", a, b)
         xp = (a if isinstance(a, Tensor) else b).device.xp
         with _quiet(xp):
-            return promote(xp.asarray(xp.floor_divide(data(a), data(b))), a, b)
+            return xp.asarray(xp.floor_divide(*operands(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -318,7 +312,7 @@ class Remainder(Function):
         ctx.save_for_backward(a, b)
         xp = (a if isinstance(a, Tensor) else b).device.xp
         with _quiet(xp):
-            return promote(xp.asarray(xp.remainder(data(a), data(b))), a, b)
+            return xp.asarray(xp.remainder(*operands(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -365,8 +359,9 @@ def _pair(a, b, name):
 @tensor_method("atan2", "arctan2")
 def atan2(input, other):
     """Elementwise atan2(input, other): the angle of (other, input), in (-pi, pi]."""
-    if not isinstance(other, Tensor):
-        other = as_tensor_like(other, input)
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError("atan2(): both arguments must be tensors (as in torch); wrap a number "
+                        "first, e.g. labkit.tensor(1.0).")
     return Atan2.apply(input, other)
 
 
