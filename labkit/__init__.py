@@ -31,7 +31,7 @@ from .engine.ops.inplace import clamp_, masked_fill, relu_  # noqa: F401
 from .engine.ops.inplace_unary import (abs_, ceil_, cos_, exp_, floor_, log_, round_,  # noqa
                                        sigmoid_, sin_, sqrt_, tanh_)
 from .engine.ops.layout import (flip, fliplr, flipud, meshgrid, moveaxis, movedim,  # noqa
-                                narrow, roll, swapdims,
+                                narrow, repeat_interleave, roll, swapdims,
                                 tile, unbind, unflatten)
 from .engine.ops.math import (arctan2, atan2, ceil, cosh, expm1, floor, floor_divide,  # noqa
                               frac, lerp, log1p, log2, log10, reciprocal, remainder, round,
@@ -39,7 +39,7 @@ from .engine.ops.math import (arctan2, atan2, ceil, cosh, expm1, floor, floor_di
 from .engine.ops.norm import logsumexp, norm  # noqa: F401
 from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
 from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
-from .engine.ops.scan import cumsum, prod  # noqa: F401
+from .engine.ops.scan import cumprod, cumsum, prod  # noqa: F401
 from .engine.ops.sort import argsort, sort, topk  # noqa: F401
 from .engine.ops.tri import tril, triu  # noqa: F401
 from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401

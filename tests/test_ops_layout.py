@@ -123,3 +123,27 @@ def test_errors_like_torch(i):
         call(torch)
     with pytest.raises(kind):
         call(labkit)
+
+
+@pytest.mark.parametrize("call,shape,reps", [
+    (lambda M, x, r: x.repeat_interleave(2), (2, 3), None),
+    (lambda M, x, r: M.repeat_interleave(x, 3, dim=1), (2, 3), None),
+    (lambda M, x, r: x.repeat_interleave(r, dim=-1), (2, 3), [1, 0, 2]),
+    (lambda M, x, r: x.repeat_interleave(r, dim=0), (2, 3), [2]),
+    (lambda M, x, r: x.repeat_interleave(2), (), None),
+    (lambda M, x, r: x.repeat_interleave(0, dim=0), (2, 3), None),
+], ids=range(6))
+def test_repeat_interleave(device, call, shape, reps):
+    r = np.array(reps if reps is not None else [1], dtype=np.int64)
+    run(device, call, arr(shape), r)
+    if shape:
+        check_second(device, lambda M, x, r: call(M, x, r) ** 2, arr(shape, 1), r)
+
+
+def test_repeat_interleave_errors():
+    with pytest.raises(RuntimeError):
+        torch.zeros(3).repeat_interleave(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="repeat_interleave"):
+        labkit.zeros(3).repeat_interleave(labkit.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="repeat_interleave"):
+        labkit.zeros(3).repeat_interleave(-1)

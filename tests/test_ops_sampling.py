@@ -177,3 +177,11 @@ def test_jit_trace_draws_fresh_samples_or_refuses():
               lambda m: m + labkit.normal(0.0, 1.0, (50,))):
         with pytest.raises(RuntimeError, match="labkit.jit"):
             labkit.jit.trace(g, (m,))
+
+
+def test_randint_forms_like_torch():
+    for call in (lambda M: M.randint(10, (3,)), lambda M: M.randint(2, 5, (2, 2)),
+                 lambda M: M.randint(0, 3, size=(4,)), lambda M: M.randint(5, size=(2,))):
+        got, want = call(labkit), call(torch)
+        assert tuple(got.shape) == tuple(want.shape) and got.dtype == labkit.int64
+    assert 0 <= labkit.randint(10, (1000,)).min().item() and labkit.randint(10, (1000,)).max().item() < 10

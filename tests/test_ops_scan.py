@@ -85,3 +85,28 @@ def test_prod_rejects_a_tuple_of_dims_like_torch():
         torch.ones(2, 3).prod((0, 1))
     with pytest.raises(TypeError, match="prod"):
         labkit.ones(2, 3).prod((0, 1))
+
+
+CUMPROD_ZEROS = {"none": [], "one": [(0, 1)], "two": [(0, 1), (0, 3)], "rows": [(0, 0), (2, 3)]}
+
+
+@pytest.mark.parametrize("case", sorted(CUMPROD_ZEROS))
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumprod_with_zeros(device, case, dim):
+    x = _with_zeros((3, 4), CUMPROD_ZEROS[case], seed=5)
+    run(device, lambda M, x: M.cumprod(x, dim), x)
+    run(device, lambda M, x: x.cumprod(dim=dim), x)
+    check_second(device, lambda M, x: x.cumprod(dim), x)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (0,), (0, 2)], ids=str)
+def test_cumprod_edges(device, shape):
+    run(device, lambda M, x: x.cumprod(0), arr(shape, 6))
+
+
+def test_cumprod_of_ints_and_dtype():
+    for dtype in ("int32", "bool", "uint8"):
+        data = np.array([1, 2, 0, 3]).astype(dtype)
+        got, want = labkit.tensor(data).cumprod(0), torch.tensor(data).cumprod(0)
+        assert got.tolist() == want.tolist() and got.dtype == labkit.int64
+    assert labkit.tensor([1, 2]).cumprod(0, dtype=labkit.float64).dtype == labkit.float64

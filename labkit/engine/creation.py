@@ -251,7 +251,9 @@ def _traced(kind, shape, np_dtype, generator, device, requires_grad):
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None):
-    """Integers in [low, high)."""
+    """Integers in [low, high); randint(high, size) starts at 0."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:

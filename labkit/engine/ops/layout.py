@@ -1,7 +1,12 @@
 """Rearranging elements: view_as, unbind, narrow, movedim, unflatten (views, built on the view
-ops of shape.py and indexing), and flip, roll, repeat, tile, meshgrid (copies, as in torch)."""
+ops of shape.py and indexing), and flip, roll, repeat, tile, repeat_interleave, meshgrid
+(copies, as in torch)."""
+import numpy as np
+
+from ..creation import tensor
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .gather import index_select
 from .shape import _norm_dim, _shape_arg
 
 
@@ -210,6 +215,24 @@ def meshgrid(*tensors, indexing="ij"):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
+
+
+@tensor_method("repeat_interleave")
+def repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    """Each element (or slice along dim) repeated `repeats` times in place: [1, 2] -> [1, 1, 2, 2].
+    repeats may be a tensor with one count per element."""
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    dim = _norm_dim(dim, input._data.ndim, "repeat_interleave")
+    n = input._data.shape[dim] if input._data.ndim else 1
+    counts = np.asarray(repeats._host() if isinstance(repeats, Tensor) else repeats).reshape(-1)
+    if counts.size == 1:
+        counts = np.full(n, counts[0])
+    if counts.shape != (n,) or counts.dtype.kind not in "iu" or (counts < 0).any():
+        raise RuntimeError(f"repeat_interleave: repeats must be non-negative integers, one count "
+                           f"or one per element along dim {dim} ({n}), got {repeats!r}.")
+    x = input if input._data.ndim else input.reshape(1)
+    return index_select(x, dim, tensor(np.repeat(np.arange(n), counts), device=input.device))
 
 
 @tensor_method("swapdims")

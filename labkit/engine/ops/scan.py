@@ -1,8 +1,10 @@
-"""Running and whole products and sums: cumsum along a dim, and prod (all or along a dim).
+"""Running and whole products and sums: cumsum and cumprod along a dim, and prod (all or along
+a dim).
 
 Integer and bool inputs give int64, as torch. prod's gradient is the product of the *other*
 elements, computed without dividing by zero when some elements are zero.
 """
+from ..dtype import bool_
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .reduce import _dims
@@ -46,6 +48,45 @@ def cumsum(input, dim, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return Cumsum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+
+
+class Cumprod(Function):
+    node_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        d = _int64(x._data)
+        y = d.copy() if d.ndim == 0 else x.device.xp.cumprod(d, axis=dim)
+        ctx.save_for_backward(x, y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        """dy_i/dx_k = prod_{j <= i, j != k} x_j for i >= k. Without zeros that is y_i / x_k,
+        summed as a reversed cumsum; with zeros it is computed directly: row k of a matrix
+        holds x with x_k set to 1, whose cumprod gives the products (O(n^2), zeros only)."""
+        from .select import where
+        x, y = ctx.saved_tensors
+        if x.ndim == 0:
+            return grad, None
+        dim = ctx.dim
+        if not bool((x._data == 0).any()):
+            return (grad * y).flip(dim).cumsum(dim).flip(dim) / x, None
+        from ..creation import eye
+        xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
+        n = xl.shape[-1]
+        diag = eye(n, dtype=bool_, device=x.device)
+        others = where(diag, 1.0, xl.unsqueeze(-2)).cumprod(-1).triu()
+        return (others * gl.unsqueeze(-2)).sum(-1).movedim(-1, dim), None
+
+
+@tensor_method("cumprod")
+def cumprod(input, dim, dtype=None):
+    """Running products along dim: out[i] = input[0] * ... * input[i]."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return Cumprod.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
 
 
 class Prod(Function):
