@@ -163,7 +163,11 @@ def test_set_default_dtype():
         torch.set_default_dtype(torch.float64)
         for f in (lambda M: M.tensor([1.5]), lambda M: M.zeros(2), lambda M: M.randn(2),
                   lambda M: M.arange(0.0, 1.0, 0.5), lambda M: M.full((2,), 1.5),
-                  lambda M: M.linspace(0, 1, 3), lambda M: M.tensor([1, 2])):
+                  lambda M: M.linspace(0, 1, 3), lambda M: M.tensor([1, 2]),
+                  lambda M: M.Tensor([1, 2]), lambda M: M.arange(3).sqrt(),
+                  lambda M: M.arange(3) * 0.5, lambda M: M.arange(3) / 2,
+                  lambda M: M.ones(2, dtype=M.float32) * 0.5, lambda M: M.arange(3).float(),
+                  lambda M: M.atan2(M.arange(3), M.arange(3))):
             got, want = f(labkit), f(torch)
             assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
         assert labkit.get_default_dtype() == labkit.float64
