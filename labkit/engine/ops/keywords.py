@@ -76,12 +76,13 @@ def with_torch_keywords(fn, name=None, out=False):
     """fn, also accepting input=/other=/axis=/keepdims= (and out= when `out`)."""
     name = name or fn.__name__
     code = getattr(fn, "__code__", None)
-    named = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] if code else ()
+    named = frozenset(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+                      if code else ())
 
     @functools.wraps(fn)
     def wrapper(*args, **kw):
-        if not kw:
-            return fn(*args)
+        if not kw or kw.keys() <= named:    # fn's own spelling: no translation needed
+            return fn(*args, **kw)
         args, kw = _translate(args, kw, named)
         o = kw.pop("out", None) if out else None
         if o is not None:
