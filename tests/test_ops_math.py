@@ -264,3 +264,18 @@ def test_result_dtypes_follow_torch_promotion(op, da, db):
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
     np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64),
                                rtol=2e-3)
+
+
+def test_inplace_pow(device):
+    def f(M, a, b):
+        y = a * 1.0
+        y.pow_(2)
+        z = a * 1.0
+        z **= b
+        return y + z
+    run(device, f, positive((2, 3), 1), arr((2, 3), 2))
+    x = labkit.tensor([2, 3])
+    x.pow_(2)
+    assert x.tolist() == [4, 9] and x.dtype == labkit.int64
+    with pytest.raises(RuntimeError):
+        labkit.tensor([2, 3]).pow_(0.5)

@@ -185,3 +185,12 @@ def test_randint_forms_like_torch():
         got, want = call(labkit), call(torch)
         assert tuple(got.shape) == tuple(want.shape) and got.dtype == labkit.int64
     assert 0 <= labkit.randint(10, (1000,)).min().item() and labkit.randint(10, (1000,)).max().item() < 10
+
+
+def test_random_fills_integers_in_range():
+    t = labkit.empty(3, dtype=labkit.int64).random_(5)          # torch's docs' target idiom
+    assert t.dtype == labkit.int64 and all(0 <= v < 5 for v in t.tolist())
+    u = labkit.empty(2000).random_(2, 4)
+    assert set(u.tolist()) == {2.0, 3.0}
+    with pytest.raises(RuntimeError, match="random_"):
+        labkit.empty(2).random_(3, 3)

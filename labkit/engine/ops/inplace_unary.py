@@ -1,5 +1,5 @@
-"""In-place forms of the elementwise ops (exp_, sigmoid_, abs_, sqrt_, tanh_, floor_, ...) and
-floor_divide_/remainder_ (//=, %=).
+"""In-place forms of the elementwise ops (exp_, sigmoid_, abs_, sqrt_, tanh_, floor_, ...),
+pow_ (**=) and floor_divide_/remainder_ (//=, %=).
 
 Each goes through `inplace` (inplace.py), so it bumps the version counter, is recorded on the
 base when applied to a view, and refuses a leaf that requires grad, exactly like add_. The new
@@ -7,7 +7,7 @@ values come from the op's own forward, so x.exp_() and x.exp() can never disagre
 """
 from ..function import _NULL
 from ..tensor import Tensor, tensor_method
-from . import math as _math, unary
+from . import arithmetic, math as _math, unary
 from .inplace import inplace
 
 
@@ -76,3 +76,16 @@ def _binary_inplace(name, fn_cls, dunder):
 
 floor_divide_ = _binary_inplace("floor_divide_", _math.FloorDivide, "__ifloordiv__")
 remainder_ = _binary_inplace("remainder_", _math.Remainder, "__imod__")
+
+
+@tensor_method("pow_", "__ipow__")
+def pow_(x, exponent):
+    """x ** exponent, in place (a number or a tensor exponent)."""
+    cls = arithmetic.PowTensor if isinstance(exponent, Tensor) else arithmetic.Pow
+    if isinstance(exponent, Tensor) and exponent.device is not x.device:
+        raise RuntimeError(f"pow_: expected both tensors on the same device, found {x.device} "
+                           f"and {exponent.device}; move one with .to().")
+
+    def write(d):
+        _assign(x.device.xp, d, cls.forward(_NULL, Tensor._make(d, x.device), exponent))
+    return inplace(x, "pow_", write, cls, exponent)

@@ -1,5 +1,5 @@
 """Sampling: torch.normal, bernoulli, multinomial, and the in-place fills normal_, uniform_,
-bernoulli_, exponential_ (what nn.init and hand-written initialisation use).
+bernoulli_, exponential_, random_ (what nn.init and hand-written initialisation use).
 
 Numbers are drawn on the host from a labkit.Generator (the default one unless generator= is
 given), then moved to the tensor's device, so a seed gives the same numbers on every device.
@@ -119,7 +119,7 @@ def _not_traced(name):
 def _fill(x, name, draw):
     """Overwrite x with host-drawn values `draw(shape)`, through the in-place machinery."""
     _not_traced(name)
-    if x._data.dtype.kind != "f" and name != "bernoulli_":
+    if x._data.dtype.kind != "f" and name not in ("bernoulli_", "random_"):
         raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
     values = draw(x._data.shape)
     src = Tensor._make(to_device_array(np.asarray(values).astype(x._data.dtype), x.device),
@@ -199,3 +199,18 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     return Tensor._make(to_device_array(out, input.device), input.device)
 
 
+
+
+@tensor_method("random_")
+def random_(x, from_=0, to=None, *, generator=None):
+    """Fill x in place with integers drawn uniformly from [from_, to) (x.random_(5): 0..4),
+    as torch's docs do for class targets: torch.empty(3, dtype=torch.long).random_(5)."""
+    if to is None:
+        if from_ == 0:
+            raise RuntimeError("random_: give an upper bound, e.g. x.random_(10) for 0..9 "
+                               "(labkit does not draw over the whole dtype range).")
+        from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
+                           f">= to={to}.")
+    return _fill(x, "random_", lambda s: _gen(generator).integers(from_, to, s))
