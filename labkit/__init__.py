@@ -33,9 +33,15 @@ from .engine.ops.inplace_unary import (abs_, ceil_, cos_, exp_, floor_, log_, ro
 from .engine.ops.layout import (flip, fliplr, flipud, meshgrid, moveaxis, movedim,  # noqa
                                 narrow, repeat_interleave, roll, swapdims,
                                 tile, unbind, unflatten)
-from .engine.ops.math import (arctan2, atan2, ceil, cosh, expm1, floor, floor_divide,  # noqa
-                              frac, lerp, log1p, log2, log10, reciprocal, remainder, round,
-                              rsqrt, sinh, square, trunc)
+from .engine.ops.math import (acos, arccos, arcsin, arctan, arctan2, asin, atan,  # noqa
+                              atan2, ceil, cosh, expm1, floor, floor_divide, frac, lerp, log1p,
+                              log2, log10, reciprocal, remainder, round, rsqrt, sinh, square,
+                              tan, trunc)
+from .engine.ops.diag import diag, diag_embed, diagonal, trace  # noqa: F401
+from .engine.ops.find import (argwhere, count_nonzero, isclose, masked_select,  # noqa
+                              nonzero, unique)
+from .engine.ops.fused import addcdiv, addcmul, clamp_max, clamp_min, index_add  # noqa: F401
+from .engine.ops.stats import median, std_mean, var_mean  # noqa: F401
 from .engine.ops.norm import logsumexp, norm  # noqa: F401
 from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
 from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401

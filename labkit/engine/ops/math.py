@@ -1,5 +1,6 @@
-"""More elementwise math: sinh, cosh, log1p, expm1, log2, log10, square, rsqrt, reciprocal,
-floor/ceil/round/trunc/frac, atan2, lerp, and torch's floor_divide (//) and remainder (%).
+"""More elementwise math: sinh, cosh, tan, asin, acos, atan, log1p, expm1, log2, log10, square,
+rsqrt, reciprocal, floor/ceil/round/trunc/frac, atan2, lerp, and torch's floor_divide (//) and
+remainder (%).
 
 Float functions of int/bool tensors give float32, as torch; floor/ceil/round/trunc leave
 integers unchanged. Each backward is written with Tensor ops, so it can be differentiated again.
@@ -37,6 +38,57 @@ class Cosh(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * sinh(x)
+
+
+class Tan(Function):
+    """tan x; derivative 1 + tan**2, from the output."""
+    node_name = "TanBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.device.xp.tan(float_data(x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (1 + y * y)
+
+
+class Asin(Function):
+    node_name = "AsinBackward0"
+    fn, sign = "arcsin", 1
+
+    @classmethod
+    def forward(cls, ctx, x):
+        ctx.save_for_backward(x)
+        with _quiet(x.device.xp):
+            return getattr(x.device.xp, cls.fn)(float_data(x))
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * cls.sign * (1 - x * x).rsqrt()
+
+
+class Acos(Asin):
+    node_name = "AcosBackward0"
+    fn, sign = "arccos", -1
+
+
+class Atan(Function):
+    node_name = "AtanBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.device.xp.arctan(float_data(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad / (1 + x * x)
 
 
 class Log1p(Function):
@@ -331,6 +383,10 @@ def _check_not_bool(name, a, b):
 
 Tensor.sinh = sinh = unary_op(Sinh)
 Tensor.cosh = cosh = unary_op(Cosh)
+Tensor.tan = tan = unary_op(Tan)
+Tensor.asin = Tensor.arcsin = asin = unary_op(Asin)
+Tensor.acos = Tensor.arccos = acos = unary_op(Acos)
+Tensor.atan = Tensor.arctan = atan = unary_op(Atan)
 Tensor.log1p = log1p = unary_op(Log1p)
 Tensor.expm1 = expm1 = unary_op(Expm1)
 Tensor.log2 = log2 = unary_op(Log2)
@@ -394,3 +450,4 @@ def _rmod(x, other):
 
 
 arctan2 = atan2
+arcsin, arccos, arctan = asin, acos, atan
