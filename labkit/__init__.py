@@ -42,7 +42,8 @@ from .engine.ops.find import (argwhere, count_nonzero, isclose, masked_select,  
                               nonzero, unique)
 from .engine.ops.fused import addcdiv, addcmul, clamp_max, clamp_min, index_add  # noqa: F401
 from .engine.ops.stats import median, std_mean, var_mean  # noqa: F401
-from .engine.ops.norm import logsumexp, norm  # noqa: F401
+from .engine.ops.norm import cdist, logsumexp, norm  # noqa: F401
+from .engine.ops.compare import all, any  # noqa: F401  (torch.all(x), torch.any(x))
 from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
 from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
 from .engine.ops.scan import cumprod, cumsum, prod  # noqa: F401

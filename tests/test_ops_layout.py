@@ -147,3 +147,20 @@ def test_repeat_interleave_errors():
         labkit.zeros(3).repeat_interleave(labkit.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="repeat_interleave"):
         labkit.zeros(3).repeat_interleave(-1)
+
+
+def test_flip_dims_keyword_like_torch():
+    x, t = labkit.tensor(arr((2, 3))), torch.tensor(arr((2, 3)))
+    assert labkit.flip(x, dims=[0, 1]).tolist() == torch.flip(t, dims=[0, 1]).tolist()
+    assert x.flip(dims=(1,)).tolist() == t.flip(dims=(1,)).tolist()
+    with pytest.raises(TypeError, match="once"):
+        x.flip(0, dims=[1])
+
+
+def test_memory_questions_like_torch():
+    x, t = labkit.zeros(3, 4), torch.zeros(3, 4)
+    assert x.nelement() == t.nelement() == 12
+    assert x.stride() == t.stride() and x.t().stride() == t.t().stride()
+    assert x.stride(1) == t.stride(1)
+    assert x[1].data_ptr() == x.data_ptr() + 4 * 4 and x.clone().data_ptr() != x.data_ptr()
+    assert x.view(12).data_ptr() == x.data_ptr()

@@ -98,3 +98,29 @@ def test_logsumexp_edges(device):
     run(device, lambda M, x: M.logsumexp(x, 0), arr((0, 3)))
     got, want = labkit.logsumexp(labkit.tensor([1, 2]), 0), torch.logsumexp(torch.tensor([1, 2]), 0)
     assert got.dtype == labkit.float32 and abs(got.item() - want.item()) < 1e-6
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.0, math.inf])
+@pytest.mark.parametrize("shapes", [((4, 3), (5, 3)), ((2, 4, 3), (2, 5, 3)), ((0, 3), (2, 3))],
+                         ids=str)
+def test_cdist(device, p, shapes):
+    run(device, lambda M, a, b: M.cdist(a, b, p=p), arr(shapes[0]), arr(shapes[1], 1))
+    if 0 not in shapes[0] and p not in (0.0, math.inf):
+        # torch has no double backward for cdist: its vector_norm of the differences is the
+        # oracle for the second derivative
+        def f(M, a, b):
+            if M is labkit:
+                return M.cdist(a, b, p=p)
+            return M.linalg.vector_norm(a.unsqueeze(-2) - b.unsqueeze(-3), p, dim=-1)
+        check_second(device, f, arr(shapes[0]), arr(shapes[1], 1))
+
+
+def test_cdist_of_a_point_to_itself_has_gradient_zero_like_torch(device):
+    a = arr((3, 2))
+    run(device, lambda M, a: M.cdist(a, a), a)
+
+
+def test_cdist_errors():
+    for M in (torch, labkit):
+        with pytest.raises(RuntimeError):
+            M.cdist(M.zeros(3, 2), M.zeros(3, 4))

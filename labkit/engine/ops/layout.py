@@ -105,9 +105,14 @@ class Flip(Function):
 
 
 @tensor_method("flip")
-def flip(input, *dims):
-    """A copy with the order of elements reversed along the given dims."""
-    return Flip.apply(input, _dims_arg(_shape_arg(dims), input._data.ndim, "flip"))
+def flip(input, *dims_args, dims=None):
+    """A copy with the order of elements reversed along the given dims (flip(x, (0, 1)),
+    x.flip(0, 1) or x.flip(dims=[0]))."""
+    if dims is None:
+        dims = _shape_arg(dims_args)
+    elif dims_args:
+        raise TypeError("flip: give the dims once, as arguments or as dims=.")
+    return Flip.apply(input, _dims_arg(dims, input._data.ndim, "flip"))
 
 
 @tensor_method("fliplr")

@@ -150,3 +150,13 @@ def logsumexp(input, dim, keepdim=False):
     m = where(m.isinf(), 0.0, m)
     out = (input - m).exp().sum(dims, keepdim=True).log() + m
     return out if keepdim else out.squeeze(dims)
+
+
+def cdist(x1, x2, p=2.0):
+    """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"cdist: expected x1 (..., P, M) and x2 (..., R, M) with the same M, "
+                           f"got {tuple(x1.shape)} and {tuple(x2.shape)}.")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}.")
+    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
