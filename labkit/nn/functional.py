@@ -11,6 +11,7 @@ from ..engine.grad_mode import no_grad
 from ..engine.ops.activation import gelu, leaky_relu  # noqa: F401
 from ..engine.ops.conv import conv2d  # noqa: F401
 from ..engine.ops.embedding import embedding  # noqa: F401
+from ..engine.ops.counting import one_hot  # noqa: F401
 from ..engine.ops.fold import fold, unfold  # noqa: F401
 from ..engine.ops.pool import max_pool2d  # noqa: F401
 
@@ -62,4 +63,3 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "conv2d", "max_pool2d", "unfold", "fold", "dropout", "batch_norm", "embedding",
            "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits"]
-from ..engine.ops.counting import one_hot  # noqa: F401,E402
