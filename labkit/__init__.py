@@ -53,6 +53,7 @@ from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F4
                               set_default_device, set_default_dtype)
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
+from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
 
@@ -64,6 +65,7 @@ long = int64
 int = int32
 short = int16
 clip = clamp
+_keywords.install(globals(), _keywords.FUNCTIONS)  # input=, other=, axis=, keepdims=, out=
 
 
 def is_tensor(obj):
@@ -81,7 +83,3 @@ def __getattr__(name):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'labkit' has no attribute {name!r}")
-
-
-from .engine.ops import keywords as _keywords  # noqa: E402
-_keywords.install(globals(), _keywords.FUNCTIONS)  # input=, other=, axis=, keepdims=, out=
