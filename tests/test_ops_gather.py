@@ -67,7 +67,8 @@ def test_inplace_scatter_forms(device):
         data = arr((2, 3))
         src = arr((1, 3), 2)
         x, t = labkit.tensor(data, device=device), torch.tensor(data)
-        lk_args = [labkit.tensor(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
+        lk_args = [labkit.tensor(a, device=device) if isinstance(a, np.ndarray) else a
+                   for a in args]
         t_args = [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
         if args[2] is None:
             lk_args[2], t_args[2] = labkit.tensor(src, device=device), torch.tensor(src)

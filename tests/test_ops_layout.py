@@ -96,7 +96,8 @@ def test_int_and_bool_tensors_keep_their_dtype():
     for dtype in ("int64", "bool"):
         data = (np.arange(6).reshape(2, 3) % 2).astype(dtype)
         for f in (lambda M, x: x.flip(0), lambda M, x: x.roll(1, 1), lambda M, x: x.repeat(2, 1),
-                  lambda M, x: x.tril(), lambda M, x: x.narrow(1, 0, 2), lambda M, x: x.movedim(0, 1)):
+                  lambda M, x: x.tril(), lambda M, x: x.narrow(1, 0, 2),
+                  lambda M, x: x.movedim(0, 1)):
             got, want = f(labkit, labkit.tensor(data)), f(torch, torch.tensor(data))
             assert got.tolist() == want.tolist()
             assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]

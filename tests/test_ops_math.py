@@ -61,7 +61,8 @@ def test_unary_on_int_and_bool(name, dtype):
 
 def test_round_half_to_even_and_float32():
     x = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 1.2345], np.float32)
-    assert np.array_equal(labkit.round(labkit.tensor(x)).numpy(), torch.round(torch.tensor(x)).numpy())
+    np.testing.assert_array_equal(labkit.round(labkit.tensor(x)).numpy(),
+                                  torch.round(torch.tensor(x)).numpy())
     assert labkit.tensor(x).round().dtype == labkit.float32
     np.testing.assert_allclose(labkit.tensor(x).round(decimals=2).numpy(),
                                torch.tensor(x).round(decimals=2).numpy())
@@ -124,7 +125,8 @@ FLOORDIV = [
 def test_floor_divide_and_remainder_follow_python_signs(a, b, op):
     def f(M, x, y):
         return {"floordiv": lambda: x // y, "mod": lambda: x % y,
-                "floor_divide": lambda: M.floor_divide(x, y), "remainder": lambda: M.remainder(x, y),
+                "floor_divide": lambda: M.floor_divide(x, y),
+                "remainder": lambda: M.remainder(x, y),
                 "rfloordiv": lambda: 7 // x if np.all(a != 0) else x // y,
                 "rmod": lambda: -7 % x if np.all(a != 0) else x % y}[op]()
     tb = torch.tensor(b) if isinstance(b, np.ndarray) else b

@@ -52,7 +52,8 @@ def test_products(device, name):
 @pytest.mark.parametrize("name", [n for n in sorted(CASES) if "empty" not in n])
 def test_products_second_derivative(device, name):
     f, shapes = CASES[name]
-    check_second(device, lambda M, *xs: f(M, *xs) ** 2, *[arr(s, i + 3) for i, s in enumerate(shapes)])
+    check_second(device, lambda M, *xs: f(M, *xs) ** 2,
+                 *[arr(s, i + 3) for i, s in enumerate(shapes)])
 
 
 def test_addmm_with_beta_zero_ignores_nan_in_input():

@@ -40,7 +40,8 @@ def test_cumsum_bad_dim():
 
 
 def _with_zeros(shape, where, seed=0):
-    a = arr(shape, seed, 0.5, 1.5) * np.where(np.random.default_rng(seed).random(shape) < 0.5, 1, -1)
+    signs = np.where(np.random.default_rng(seed).random(shape) < 0.5, 1, -1)
+    a = arr(shape, seed, 0.5, 1.5) * signs
     for idx in where:
         a[idx] = 0.0
     return a

@@ -40,8 +40,8 @@ def test_sort_ints_and_bools(dtype):
         assert v.tolist() == tv.tolist() and i.tolist() == ti.tolist()
 
 
-@pytest.mark.parametrize("k,dim,largest", [(2, -1, True), (1, 0, True), (3, -1, False), (0, 1, True),
-                                           (5, 1, False)])
+@pytest.mark.parametrize("k,dim,largest", [(2, -1, True), (1, 0, True), (3, -1, False),
+                                           (0, 1, True), (5, 1, False)])
 def test_topk(device, k, dim, largest):
     run(device, lambda M, x: M.topk(x, k, dim=dim, largest=largest), arr((3, 5)))
     run(device, lambda M, x: tuple(x.topk(k, dim, largest)), arr((3, 5), 2))

@@ -220,7 +220,7 @@ def test_module_level_inplace_and_masked_fill():
 
 def test_module_level_all_and_any():
     x, t = labkit.tensor(X), torch.tensor(X)
-    for f in (lambda M, x: M.all(x > -10), lambda M, x: M.any(x > 5), lambda M, x: M.all(x > 0, dim=1),
-              lambda M, x: M.any(x > 0, axis=0)):
+    for f in (lambda M, x: M.all(x > -10), lambda M, x: M.any(x > 5),
+              lambda M, x: M.all(x > 0, dim=1), lambda M, x: M.any(x > 0, axis=0)):
         got, want = f(labkit, x), f(torch, t)
         assert got.tolist() == want.tolist() and got.dtype == labkit.bool

@@ -206,12 +206,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps).astype(_dt.to_np(dtype) or defaults.float), None, device,
-                   requires_grad)
+    np_dtype = _dt.to_np(dtype) or defaults.float
+    return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, m, dtype=_dt.to_np(dtype) or defaults.float), None, device, requires_grad)
+    np_dtype = _dt.to_np(dtype) or defaults.float
+    return _finish(np.eye(n, m, dtype=np_dtype), None, device, requires_grad)
 
 
 def _gen(generator):

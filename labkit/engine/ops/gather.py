@@ -257,9 +257,10 @@ def index_select(input, dim, index):
     """The slices of input at the positions `index` (1-D) along dim."""
     dim = _one_dim(dim, input._data.ndim, "index_select")
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
-        raise IndexError("index_select(): index must be a 1-D (or 0-d) integer tensor, got "
-                         f"{index.dtype if isinstance(index, Tensor) else type(index).__name__}"
-                         f"{' of shape ' + str(tuple(index.shape)) if isinstance(index, Tensor) else ''}.")
+        got = (f"{index.dtype} of shape {tuple(index.shape)}" if isinstance(index, Tensor)
+               else type(index).__name__)
+        raise IndexError(f"index_select(): index must be a 1-D (or 0-d) integer tensor, got "
+                         f"{got}.")
     if index.device is not input.device:
         raise RuntimeError(f"index_select(): index is on {index.device} but input is on "
                            f"{input.device}; move it with index.to(input.device).")

@@ -322,13 +322,16 @@ class _quiet:
             self.state.__exit__(*exc)
 
 
+def _kind(x):
+    d = data(x)
+    return d.dtype.kind if hasattr(d, "dtype") else ("f" if isinstance(d, float) else "i")
+
+
 def _int_zero_check(name, a, b):
     """Integer division by zero is an error in torch (numpy would silently give 0)."""
     bd = data(b)
-    kind = bd.dtype.kind if hasattr(bd, "dtype") else ("f" if isinstance(bd, float) else "i")
-    ad = data(a)
-    akind = ad.dtype.kind if hasattr(ad, "dtype") else ("f" if isinstance(ad, float) else "i")
-    if kind in "iub" and akind in "iub" and bool((bd == 0).any() if hasattr(bd, "any") else bd == 0):
+    zero = (bd == 0).any() if hasattr(bd, "any") else bd == 0
+    if _kind(a) in "iub" and _kind(b) in "iub" and bool(zero):
         raise RuntimeError(f"{name}: integer division by zero (ZeroDivisionError). Check the "
                            "divisor, or use floats, where x / 0 gives inf.")
 

@@ -6,7 +6,7 @@ elements, computed without dividing by zero when some elements are zero.
 """
 from ..dtype import bool_
 from ..function import Function
-from ..tensor import Tensor, tensor_method
+from ..tensor import tensor_method
 from .reduce import _dims
 
 
