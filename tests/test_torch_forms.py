@@ -224,3 +224,14 @@ def test_module_level_all_and_any():
               lambda M, x: M.all(x > 0, dim=1), lambda M, x: M.any(x > 0, axis=0)):
         got, want = f(labkit, x), f(torch, t)
         assert got.tolist() == want.tolist() and got.dtype == labkit.bool
+
+
+def test_out_and_aliases_on_the_new_functions():
+    x, t = labkit.tensor(X), torch.tensor(X)
+    for f in (lambda M, x, o: M.cumprod(x, axis=1, out=o), lambda M, x, o: M.tan(x, out=o),
+              lambda M, x, o: M.addcmul(x, x, x, value=0.5, out=o)):
+        o, ot = labkit.empty(3, 4, dtype=labkit.float64), torch.empty(3, 4, dtype=torch.float64)
+        assert f(labkit, x, o) is o
+        f(torch, t, ot)
+        _same(o, ot)
+    _same(x.median(axis=1).values, t.median(axis=1).values)

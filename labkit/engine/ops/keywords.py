@@ -99,17 +99,22 @@ OUT = {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "dot", "addmm", "sum",
        "floor_divide", "remainder", "atan2", "lerp", "sinh", "cosh", "log1p", "expm1", "log2",
        "log10", "square", "rsqrt", "reciprocal", "floor", "ceil", "round", "trunc", "gather",
        "index_select", "tril", "triu", "logsumexp", "norm", "eq", "ne", "lt", "le", "gt", "ge",
-       "outer", "baddbmm", "erf", "sign", "argmax", "argmin", "amax", "amin"}
+       "outer", "baddbmm", "erf", "sign", "argmax", "argmin", "amax", "amin", "tan", "asin",
+       "acos", "atan", "arcsin", "arccos", "arctan", "cumprod", "addcmul", "addcdiv",
+       "index_add", "nonzero", "masked_select", "diag", "frac"}
 FUNCTIONS = OUT | {"max", "min", "var", "std", "softmax", "log_softmax", "sort", "argsort",
                    "topk", "squeeze", "unsqueeze", "flatten", "unbind", "narrow", "split",
                    "chunk", "flip", "roll", "scatter", "scatter_add", "masked_fill", "all",
-                   "any", "transpose", "permute", "reshape", "clone"}
+                   "any", "transpose", "permute", "reshape", "clone", "median", "unique",
+                   "count_nonzero", "var_mean", "std_mean", "diagonal", "repeat_interleave",
+                   "movedim", "unflatten", "tril", "triu", "bincount", "cdist", "einsum"}
 
 METHODS = ("add sub mul div matmul mm bmm dot sum mean prod cumsum amax amin max min argmax "
            "argmin var std all any softmax log_softmax logsumexp norm sort argsort topk gather "
            "scatter scatter_add index_select squeeze unsqueeze flatten unbind narrow split "
            "chunk flip roll maximum minimum pow eq ne lt le gt ge atan2 lerp floor_divide "
-           "remainder clamp clip add_ sub_ mul_ div_ masked_fill where").split()
+           "remainder clamp clip add_ sub_ mul_ div_ masked_fill where cumprod median "
+           "count_nonzero unique var_mean std_mean repeat_interleave diagonal").split()
 
 
 def install(namespace, names):
