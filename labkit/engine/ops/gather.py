@@ -32,7 +32,7 @@ def _check_index(name, x, dim, index, src=None):
         if len(ss) != len(ishape) or any(a > b for a, b in zip(ishape, ss)):
             raise RuntimeError(f"{name}(): index {tuple(index.shape)} must not be larger than "
                                f"src {tuple(src.shape)} in any dimension.")
-    _check_range(name, index, xs[dim] if index._data.size else 0, dim)
+    _check_range(name, index, xs[dim], dim)
 
 
 def _check_range(name, index, n, dim):

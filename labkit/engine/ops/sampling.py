@@ -9,6 +9,7 @@ not depend on the old ones), as torch's.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from ..creation import _finish, _gen, _size
 from ..defaults import defaults
 from ..device import to_device_array
@@ -74,7 +75,6 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def _dt_np(dtype):
-    from .. import dtype as _dt
     return _dt.to_np(dtype) or defaults.float
 
 
