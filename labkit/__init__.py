@@ -39,7 +39,7 @@ from .engine.ops.math import (acos, arccos, arcsin, arctan, arctan2, asin, atan,
                               tan, trunc)
 from .engine.ops.diag import diag, diag_embed, diagonal, trace  # noqa: F401
 from .engine.ops.find import (argwhere, count_nonzero, isclose, masked_select,  # noqa
-                              nonzero, unique)
+                              nonzero, unique, where)
 from .engine.ops.fused import addcdiv, addcmul, clamp_max, clamp_min, index_add  # noqa: F401
 from .engine.ops.stats import median, std_mean, var_mean  # noqa: F401
 from .engine.ops.norm import cdist, logsumexp, norm  # noqa: F401

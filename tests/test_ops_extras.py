@@ -150,3 +150,14 @@ def test_median_of_even_count_is_the_lower_middle_and_of_ints():
     tv, ti = torch.tensor(x).median(1)
     assert v.tolist() == tv.tolist() and v.dtype == labkit.int64
     assert labkit.tensor(x).median().item() == torch.tensor(x).median().item()
+
+
+def test_where_with_only_a_condition_is_nonzero_as_tuple():
+    data = [[0.0, 1.0], [2.0, 0.0]]
+    got = labkit.where(labkit.tensor(data) > 0)
+    want = torch.where(torch.tensor(data) > 0)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    x = labkit.tensor(data)
+    assert labkit.where(x > 0, x, -x).tolist() == torch.where(torch.tensor(data) > 0,
+                                                              torch.tensor(data),
+                                                              -torch.tensor(data)).tolist()

@@ -123,3 +123,28 @@ def test_index_select_errors_like_torch():
             labkit.zeros(3, 2).index_select(0, labkit.tensor(bad))
     with pytest.raises(IndexError, match="index_select"):
         labkit.zeros(3, 2).index_select(0, labkit.tensor([[0]]))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_fill_and_index_copy(device, dim):
+    i = np.array([2, 0])
+
+    def fill(M, x, i):
+        y = x * 1.0
+        y.index_fill_(dim, i, -1.5)
+        return y * x.index_fill(dim, i, 2.0)
+
+    def copy(M, x, i, s):
+        y = x * 1.0
+        y.index_copy_(dim, i, s)
+        return y * x.index_copy(dim, i, s * 2)
+    run(device, fill, arr((3, 3)), i)
+    s = arr((2, 3) if dim == 0 else (3, 2), 4)
+    run(device, copy, arr((3, 3)), i, s)
+    check_second(device, copy, arr((3, 3)), i, s)
+
+
+def test_index_fill_errors_like_torch():
+    for M in (torch, labkit):
+        with pytest.raises(IndexError):
+            M.zeros(3).index_fill_(0, M.tensor([3]), 1.0)

@@ -1,4 +1,5 @@
-"""Finding elements: nonzero / argwhere, masked_select, unique, count_nonzero, isclose.
+"""Finding elements: nonzero / argwhere / where(condition), masked_select, unique,
+count_nonzero, isclose.
 Their shapes depend on the data (one device sync on a GPU); only masked_select carries a
 gradient (it is x[mask], indexing with a broadcast mask)."""
 import numpy as np
@@ -93,3 +94,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"isclose: {input.dtype} and {other.dtype} differ; convert one first "
                            "(torch requires the same dtype).")
     return IsClose.apply(input, other, rtol, atol, bool(equal_nan))
+
+
+def where(condition, input=None, other=None):
+    """where(condition, input, other) chooses elementwise; where(condition) alone is
+    nonzero(condition, as_tuple=True), as torch."""
+    from .select import where as choose
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return choose(condition, input, other)

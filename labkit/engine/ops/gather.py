@@ -1,5 +1,5 @@
 """Picking and placing along a dim by an index tensor: gather, scatter, scatter_add, index_select,
-index_add. gather's backward is a scatter_add and the other way round, so each is the other's
+index_fill, index_copy (IndexAddNew is also index_add's engine, in fused.py). gather's backward is a scatter_add and the other way round, so each is the other's
 gradient (to any order).
 
 torch's rule for gather/scatter: `index` has as many dims as `input`, and may be smaller than it
@@ -270,3 +270,39 @@ def index_select(input, dim, index):
         raise IndexError(f"index_select(): index out of range in self: indices must be in "
                          f"0..{n - 1} for dim {dim} of shape {tuple(input.shape)}.")
     return IndexSelect.apply(input, dim, index)
+
+
+def _along(name, input, dim, index):
+    """The index tuple that picks `index` (1-D) along dim, range-checked."""
+    dim = _one_dim(dim, input._data.ndim, name)
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+        raise IndexError(f"{name}(): index must be a 1-D integer tensor.")
+    n, i = input._data.shape[dim] if input._data.ndim else 1, index._data
+    if i.size and bool(((i < -n) | (i >= n)).any()):
+        raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
+                         f"(shape {tuple(input.shape)}).")
+    return (slice(None),) * dim + (index.reshape(-1),)
+
+
+@tensor_method("index_fill_")
+def index_fill_(input, dim, index, value):
+    """Set the slices at `index` along dim to value, in place (an x[..., index] = value)."""
+    input[_along("index_fill_", input, dim, index)] = value
+    return input
+
+
+@tensor_method("index_fill")
+def index_fill(input, dim, index, value):
+    return index_fill_(input.clone(), dim, index, value)
+
+
+@tensor_method("index_copy_")
+def index_copy_(input, dim, index, source):
+    """Copy source's slices to the positions `index` along dim, in place."""
+    input[_along("index_copy_", input, dim, index)] = source
+    return input
+
+
+@tensor_method("index_copy")
+def index_copy(input, dim, index, source):
+    return index_copy_(input.clone(), dim, index, source)
