@@ -122,7 +122,8 @@ def install(namespace, names):
     for n in names:
         fn = namespace.get(n)
         if callable(fn) and not getattr(fn, "__wrapped_torch_keywords__", False):
-            namespace[n] = with_torch_keywords(fn, n, out=n in OUT)
+            wrapper = namespace[n] = with_torch_keywords(fn, n, out=n in OUT)
+            wrapper.__module__ = namespace["__name__"]   # found again as labkit.<name>
 
 
 def install_methods():
