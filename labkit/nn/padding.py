@@ -17,7 +17,7 @@ class _Pad(Module):
         return F.pad(input, self.padding, self._mode)
 
     def extra_repr(self):
-        return (f"{self.padding}, value={self.value}" if self._mode == "constant"
+        return (f"padding={self.padding}, value={self.value}" if self._mode == "constant"
                 else f"{self.padding}")
 
 
@@ -35,10 +35,12 @@ class ZeroPad1d(_Pad):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
+    def extra_repr(self):
+        return f"{self.padding}"
 
-class ZeroPad2d(_Pad):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+
+class ZeroPad2d(ZeroPad1d):
+    _k = 2
 
 
 class ReflectionPad1d(_Pad):
