@@ -62,23 +62,23 @@ class Conv2d(Function):
         ctx.geometry = (kh, kw), dilation, padding, stride
         ctx.groups = groups
         oh = out_size(x._data.shape[2], kh, stride[0], padding[0], dilation[0])
-        return y.reshape(n, o, oh, -1)
+        return y.reshape(n, o, oh, cols.shape[-1] // oh)
 
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
-        n, o = grad.shape[:2]
+        n, o, oh, ow = grad.shape
         g = ctx.groups
-        gy = grad.reshape(n, g, o // g, -1)                              # (N, G, O/G, L)
-        wg = w.reshape(g, o // g, -1)                                    # (G, O/G, C/G*kh*kw)
+        k = w.shape[1] * w.shape[2] * w.shape[3]                         # C/G * kh * kw
+        gy = grad.reshape(n, g, o // g, oh * ow)                         # (N, G, O/G, L)
+        wg = w.reshape(g, o // g, k)
         gx = gw = gb = None
         if need[0]:
-            cols = wg.mT.matmul(gy).reshape(n, -1, gy.shape[-1])        # (N, C*kh*kw, L)
+            cols = wg.mT.matmul(gy).reshape(n, g * k, oh * ow)          # (N, C*kh*kw, L)
             gx = Fold.apply(cols, tuple(x.shape[-2:]), *ctx.geometry)
         if need[1]:
-            patches = Unfold.apply(x, *ctx.geometry)
-            patches = patches.reshape(n, g, -1, patches.shape[-1])       # (N, G, C/G*kh*kw, L)
+            patches = Unfold.apply(x, *ctx.geometry).reshape(n, g, k, oh * ow)
             gw = gy.matmul(patches.mT).sum(0).reshape(w.shape)
         if need[2]:
             gb = grad.sum((0, 2, 3))
@@ -89,7 +89,7 @@ def _same_padding(name, input, weight, stride, dilation):
     """padding='same' keeps H and W: d * (k - 1) pixels in all, the odd one on the right and
     bottom (as torch). Returns the symmetric part and the input with any odd pixel added."""
     if stride != (1, 1):
-        raise ValueError(f"{name}: padding='same' is not supported for strided convolutions "
+        raise RuntimeError(f"{name}: padding='same' is not supported for strided convolutions "
                          f"(stride={stride}); give the padding in pixels instead.")
     total = [d * (k - 1) for d, k in zip(dilation, weight.shape[-2:])]
     extra = [t % 2 for t in total]
@@ -104,8 +104,8 @@ def _padding(name, padding, input, weight, stride, dilation):
             return input, (0, 0)
         if padding == "same":
             return _same_padding(name, input, weight, stride, dilation)
-        raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                         "{'valid', 'same'}")
+        raise RuntimeError(f"{name}: invalid padding string {padding!r}, should be one of "
+                           "{'valid', 'same'} (or a number of pixels).")
     return input, pair(padding, name, "padding")
 
 
@@ -181,7 +181,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            f"{size} is too small; use less padding.")
     wg = weight.reshape(groups, c // groups, -1)                 # (G, C/G, O/G*kh*kw)
     cols = wg.mT.matmul(x.reshape(n, groups, c // groups, h * w))  # (N, G, O/G*kh*kw, L)
-    out = Fold.apply(cols.reshape(n, -1, h * w), size, kernel, dilation, padding, stride)
+    out = Fold.apply(cols.reshape(n, cols.shape[1] * cols.shape[2], h * w), size, kernel,
+                     dilation, padding, stride)
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1)
     return out.squeeze(0) if single else out
