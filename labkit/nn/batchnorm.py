@@ -48,10 +48,11 @@ class _BatchNorm(Module):
 
     def forward(self, input):
         if input.ndim not in self._dims or input.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}({self.num_features}): expected "
-                             f"{' or '.join(f'{d}D' for d in self._dims)} input of shape "
-                             f"{self._shape.format(self.num_features)}, got "
-                             f"{tuple(input.shape)} ({input.ndim}D input).")
+            error = ValueError if input.ndim not in self._dims else RuntimeError
+            raise error(f"{type(self).__name__}({self.num_features}): expected "
+                        f"{' or '.join(f'{d}D' for d in self._dims)} input of shape "
+                        f"{self._shape.format(self.num_features)}, got {tuple(input.shape)} "
+                        f"({input.ndim}D input).")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)

@@ -33,7 +33,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
@@ -41,28 +41,27 @@ class GroupNorm(Module):
     channel (learned): BatchNorm's alternative for small batches."""
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
                              f"({num_groups})")
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        for name, wanted in (("weight", affine), ("bias", affine and bias)):
+            self.register_parameter(name, Parameter(empty(num_channels, device=device,
+                                                          dtype=dtype)) if wanted else None)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
+        if self.weight is not None:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
