@@ -1,11 +1,13 @@
 """binary_cross_entropy: -(t log x + (1 - t) log(1 - x)) for probabilities x, as torch computes
 it: each log clamped at -100, so x = 0 or 1 gives a large finite loss instead of inf, and the
 gradient (x - t) / (x (1 - x)) has its denominator kept above 1e-12."""
+import numpy as np
+
 from ..function import Function
 from .common import float_data
 from .erf import _quiet
 
-_EPS = 1e-12
+_EPS = float(np.float32(1e-12))   # torch's constant is the float32 1e-12f, even for float64
 
 
 class BinaryCrossEntropy(Function):
