@@ -15,10 +15,14 @@ from ...engine.ops.join import stack
 from ...engine.tensor import Tensor
 
 
+class _EmptyBatch(ValueError, IndexError):
+    """torch fails on the missing first sample (IndexError); code catching that still works."""
+
+
 def default_collate(batch):
     """Stack a list of samples into one batch, keeping their structure."""
     if len(batch) == 0:
-        raise ValueError("default_collate: got an empty batch; a batch needs at least one "
+        raise _EmptyBatch("default_collate: got an empty batch; a batch needs at least one "
                          "sample.")
     return _collate(list(batch), "")
 
