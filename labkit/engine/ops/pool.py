@@ -15,7 +15,7 @@ from .resample import pool_out_size
 
 def _geometry(shape, kernel, stride, padding, dilation, ceil_mode):
     """(oh, ow, ((top, bottom), (left, right)) padding, [(i, j, rows, columns), ...])."""
-    outs = [pool_out_size("max_pool2d", n, k, s, p, d, ceil_mode)
+    outs = [pool_out_size(n, k, s, p, d, ceil_mode)
             for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
     if min(outs) <= 0:
         raise RuntimeError(

@@ -27,9 +27,16 @@ class Separable(Function):
         d = x._data
         first = d.ndim - len(mats)
         for i, m in enumerate(mats):
-            if m is not None:
-                m = xp.asarray(m.astype(d.dtype))
-                d = xp.moveaxis(xp.tensordot(d, m, axes=([first + i], [1])), -1, first + i)
+            if m is None:
+                continue
+            m = xp.asarray(m.astype(d.dtype))
+            axis = first + i
+            if axis == d.ndim - 1:              # the last two dims: one (batched) matmul
+                d = xp.matmul(d, m.T)
+            elif axis == d.ndim - 2:
+                d = xp.matmul(m, d)
+            else:
+                d = xp.moveaxis(xp.tensordot(d, m, axes=([axis], [1])), -1, axis)
         ctx.mats = mats
         return xp.ascontiguousarray(d)
 
@@ -60,7 +67,7 @@ class Pad(Separable):
 
 # --- the matrices, one trailing dim at a time ---------------------------------------------
 
-def pool_out_size(name, n, k, s, p, d, ceil_mode):
+def pool_out_size(n, k, s, p, d, ceil_mode):
     """torch's pooling_output_shape: with ceil_mode a last, partial window counts, unless it
     would start in the right padding."""
     out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
@@ -131,16 +138,15 @@ def _pad_matrix(n, left, right, mode):
 
 # --- the functions --------------------------------------------------------------------------
 
-def _spatial(name, input, k, allow_empty_batch=True):
-    """Check a (N, C, *k spatial) or (C, *k spatial) input: returns nothing, raises torch's
-    errors with labkit's explanation."""
+def _spatial(name, input, k):
+    """Check a (N, C, *k spatial) or (C, *k spatial) float input, raising torch's errors
+    with labkit's explanation."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}: expected a tensor, got {type(input).__name__}.")
     if input.ndim not in (k + 1, k + 2):
         raise RuntimeError(f"{name}: expected a {k + 1}-D (C, {'H, W' if k == 2 else 'L'}) or "
                            f"{k + 2}-D (N, C, ...) input, got shape {tuple(input.shape)}.")
-    if any(s == 0 for s in input.shape[-k - 1 + (input.ndim == k + 1):]) or (
-            not allow_empty_batch and input.shape[0] == 0):
+    if 0 in input.shape[-k - 1:]:                   # (C, spatial...) must not be empty
         raise RuntimeError(f"{name}: expected an input with non-zero sizes except the batch "
                            f"dim, got shape {tuple(input.shape)}.")
     if input._data.dtype.kind != "f":
@@ -166,7 +172,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero.")
     sizes = input.shape[-2:]
-    outs = [pool_out_size(name, n, k, s, p, 1, ceil_mode)
+    outs = [pool_out_size(n, k, s, p, 1, ceil_mode)
             for n, k, s, p in zip(sizes, kernel, stride, padding)]
     if min(outs) <= 0:
         raise RuntimeError(f"{name}: given input size {tuple(input.shape)}, the calculated "
