@@ -78,6 +78,7 @@ def test_float32_stays_float32():
     lambda m: m.LogSigmoid(), lambda m: m.Softsign(), lambda m: m.Tanhshrink(),
     lambda m: m.Softmax(dim=1), lambda m: m.LogSoftmax(dim=1), lambda m: m.Softmin(dim=-1),
     lambda m: m.GLU(), lambda m: m.GELU(approximate="tanh"), lambda m: m.Identity(3, k=4),
+    lambda m: m.PReLU(), lambda m: m.PReLU(4, init=0.1), lambda m: m.Unflatten(-1, (3, 2)),
 ])
 def test_modules(device, make):
     mine, ref = twin_layers(make(nn), make(torch.nn), device)
@@ -100,3 +101,16 @@ def test_errors_match_torch(call):
 def test_inplace_activations_say_so():
     with pytest.raises(NotImplementedError, match="inplace"):
         F.elu(labkit.randn(3), inplace=True)
+
+
+def test_prelu_second_order(device):
+    x = away(data((3, 4, 2)), (0,))
+    check_fn(lambda x, w: F.prelu(x, w), lambda x, w: TF.prelu(x, w), [x, data((4,), seed=2)],
+             device)
+
+
+def test_prelu_channel_mismatch_matches_torch():
+    with pytest.raises(RuntimeError):
+        TF.prelu(torch.ones(2, 3), torch.ones(4))
+    with pytest.raises(RuntimeError, match="channel size"):
+        F.prelu(labkit.ones(2, 3), labkit.ones(4))

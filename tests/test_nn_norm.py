@@ -37,6 +37,10 @@ def randomize(layer):
     (lambda m: m.BatchNorm2d(3, affine=False), (2, 3, 1, 2)),
     (lambda m: m.BatchNorm3d(2), (2, 2, 3, 2, 2)),
     (lambda m: m.BatchNorm1d(3), (4, 3, 5)),
+    (lambda m: m.InstanceNorm2d(3), (2, 3, 4, 5)),
+    (lambda m: m.InstanceNorm2d(3, affine=True), (2, 3, 4, 5)),
+    (lambda m: m.InstanceNorm2d(3, affine=True), (3, 4, 5)),
+    (lambda m: m.InstanceNorm1d(3, affine=True, bias=False), (2, 3, 6)),
 ])
 def test_layers(device, make, shape):
     mine, ref = twin_layers(make(nn), randomize(make(torch.nn)), device)

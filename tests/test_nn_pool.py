@@ -72,6 +72,20 @@ def test_max_pool2d_ceil_mode_and_indices(device, shape, k, s, p, d, ceil):
     assert idx.dtype == labkit.int64 and not idx.requires_grad
 
 
+@pytest.mark.parametrize("k,s,p,d,ceil", [(2, None, 0, 1, False), (3, 2, 1, 1, True),
+                                          (2, 3, 1, 2, True)])
+def test_max_pool1d(device, k, s, p, d, ceil):
+    x = np.random.default_rng(4).permutation(2 * 3 * 9).reshape(2, 3, 9) / 5.0
+    check_fn(lambda x: F.max_pool1d(x, k, s, p, d, ceil), lambda x: TF.max_pool1d(x, k, s, p, d, ceil),
+             [x], device)
+    mine = nn.MaxPool1d(k, s, p, d, return_indices=True, ceil_mode=ceil)
+    ref = torch.nn.MaxPool1d(k, s, p, d, return_indices=True, ceil_mode=ceil)
+    (y, i), (yt, it) = mine(labkit.tensor(x, device=device)), ref(torch.tensor(x))
+    close(y, yt, "values")
+    close(i, it, "indices")
+    assert repr(mine) == repr(ref)
+
+
 def test_maxpool2d_module(device):
     mine, ref = twin_layers(nn.MaxPool2d(3, 2, 1, ceil_mode=True, return_indices=True),
                             torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True, return_indices=True),

@@ -5,23 +5,23 @@
 """
 from . import functional, init, utils  # noqa: F401
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
-                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid, SiLU,
+                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .embedding import Embedding
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
 from .padding import (CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .parameter import Parameter
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d,
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -37,4 +37,5 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
            "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "Upsample",
-           "UpsamplingBilinear2d", "UpsamplingNearest2d"]
+           "UpsamplingBilinear2d", "UpsamplingNearest2d", "PReLU", "Unflatten",
+           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d"]

@@ -1,6 +1,8 @@
 """Activation layers: the nonlinearities between linear layers, as modules for Sequential."""
+from ..engine.creation import full
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 
 class ReLU(Module):
@@ -213,3 +215,21 @@ class GLU(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """LeakyReLU with a learned negative slope: one, or one per channel (num_parameters = C)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(full((num_parameters,), init, device=device, dtype=dtype))
+
+    def reset_parameters(self):
+        self.weight.data.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

@@ -15,13 +15,14 @@ from ..engine.ops.fold import fold, unfold  # noqa: F401
 from ..engine.ops.nn_activation import (celu, elu, glu, hardsigmoid, hardswish,  # noqa: F401
                                         hardtanh, logsigmoid, mish, relu6, selu, silu,
                                         softmin, softplus, softsign, tanhshrink)
-from ..engine.ops.pool import max_pool2d  # noqa: F401
+from ..engine.ops.pool import max_pool1d, max_pool2d  # noqa: F401
 from ..engine.ops.resample import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
                                    avg_pool1d, avg_pool2d, interpolate, pad)
 from .functional_dropout import dropout1d, dropout2d, dropout3d  # noqa: F401
 from .functional_loss import (binary_cross_entropy, huber_loss, kl_div,  # noqa: F401
                               smooth_l1_loss)
 from .functional_norm import group_norm, instance_norm, layer_norm, normalize  # noqa: F401
+from .functional_norm import prelu  # noqa: F401
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -79,4 +80,5 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "dropout3d", "layer_norm", "group_norm", "instance_norm", "normalize", "softplus",
            "logsigmoid", "elu", "selu", "celu", "hardtanh", "relu6", "hardsigmoid",
            "hardswish", "silu", "mish", "softsign", "tanhshrink", "softmin", "glu",
-           "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div"]
+           "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "max_pool1d",
+           "prelu"]

@@ -1,4 +1,5 @@
-"""Normalisations as functions: layer_norm, group_norm, instance_norm, normalize.
+"""Normalisations as functions: layer_norm, group_norm, instance_norm, normalize (and prelu,
+whose per-channel weight broadcasts the same way).
 
 Each is a composition of ops (mean, variance, a square root), so gradients of any order come
 free. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
@@ -116,3 +117,15 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if not p > 0 or p == float("inf"):
         raise NotImplementedError(f"normalize: labkit supports finite p > 0, got p={p}.")
     return input / _Norm.apply(input, float(p), dim % nd).clamp(min=eps)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1)."""
+    if weight.numel() != 1:
+        channels = input.shape[1] if input.ndim >= 2 else None
+        if weight.ndim != 1 or channels != weight.shape[0]:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {weight.numel()} and channel size = "
+                               f"{channels}.")
+        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
+    return where(input > 0, input, weight * input)

@@ -25,6 +25,12 @@ class MaxPool2d(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
+class MaxPool1d(MaxPool2d):
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):

@@ -144,3 +144,15 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if single:
         out, idx = out.squeeze(0), idx.squeeze(0)
     return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d over (N, C, L) sequences (a height-1 image); indices are positions in L."""
+    one = (lambda v: v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v)
+    stride = kernel_size if stride is None or stride == [] else stride
+    out = max_pool2d(input.unsqueeze(-2), (1, one(kernel_size)), (1, one(stride)),
+                     (0, one(padding)), (1, one(dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
