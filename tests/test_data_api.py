@@ -49,7 +49,8 @@ def samples(lib):
         "tensors": [lib.ones(2, 3), lib.zeros(2, 3)],
         "tuples": [(lib.ones(2), 1, "a"), (lib.zeros(2), 0, "b")],
         "lists": [[1, 2.0], [3, 4.0]],
-        "nested": [{"x": (1, [2.0, {"z": np.float64(1)}])}, {"x": (3, [4.0, {"z": np.float64(2)}])}],
+        "nested": [{"x": (1, [2.0, {"z": np.float64(1)}])},
+                   {"x": (3, [4.0, {"z": np.float64(2)}])}],
         "ordered": [collections.OrderedDict(b=1, a=2), collections.OrderedDict(b=3, a=4)],
     }
 

@@ -6,7 +6,7 @@ import pytest
 import labkit
 import labkit.nn.functional as F
 from labkit import nn
-from nn_oracle import check_fn, close, data, run_pair, twin_layers
+from nn_oracle import check_fn, data, run_pair, twin_layers
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional

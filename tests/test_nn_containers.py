@@ -41,7 +41,8 @@ def test_parameter_containers_register_like_torch():
     assert list(mine.scales.keys()) == ["a", "b"]
     ref = ref.double()
     mine = mine.double()
-    mine.load_state_dict({k: labkit.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    mine.load_state_dict({k: labkit.tensor(v.detach().numpy())
+                          for k, v in ref.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((4, 3))
     ym, yt = mine(labkit.tensor(x)), ref(torch.tensor(x))
     np.testing.assert_allclose(ym.detach().numpy(), yt.detach().numpy(), rtol=1e-12)

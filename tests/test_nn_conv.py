@@ -97,10 +97,11 @@ def test_conv_transpose2d_second_order(device):
 def test_init_matches_torch_distribution():
     """Same shapes, and weights in torch's kaiming bound (fan_in from the weight's dim 1)."""
     for lk, t in [(nn.Conv2d(6, 4, 3, groups=2), torch.nn.Conv2d(6, 4, 3, groups=2)),
-                  (nn.ConvTranspose2d(6, 4, 3, groups=2), torch.nn.ConvTranspose2d(6, 4, 3, groups=2))]:
+                  (nn.ConvTranspose2d(6, 4, 3, groups=2),
+                   torch.nn.ConvTranspose2d(6, 4, 3, groups=2))]:
         for (name, p), (tname, tp) in zip(lk.named_parameters(), t.named_parameters()):
             assert name == tname and tuple(p.shape) == tuple(tp.shape)
-            bound = 1 / np.sqrt(np.prod(tp.shape[1:]) if name == "weight" else np.prod(t.weight.shape[1:]))
+            bound = 1 / np.sqrt(np.prod(t.weight.shape[1:]))     # fan_in, for weight and bias
             assert float(p.abs().max()) <= bound + 1e-12
 
 

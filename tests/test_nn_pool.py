@@ -63,8 +63,8 @@ MAX = [  # shape, kernel, stride, padding, dilation, ceil_mode
 @pytest.mark.parametrize("shape,k,s,p,d,ceil", MAX)
 def test_max_pool2d_ceil_mode_and_indices(device, shape, k, s, p, d, ceil):
     x = np.random.default_rng(3).permutation(int(np.prod(shape))).reshape(shape) / 7.0  # no ties
-    check_fn(lambda x: F.max_pool2d(x, k, s, p, d, ceil), lambda x: TF.max_pool2d(x, k, s, p, d, ceil),
-             [x], device)
+    check_fn(lambda x: F.max_pool2d(x, k, s, p, d, ceil),
+             lambda x: TF.max_pool2d(x, k, s, p, d, ceil), [x], device)
     out, idx = F.max_pool2d(labkit.tensor(x, device=device), k, s, p, d, ceil, True)
     t_out, t_idx = TF.max_pool2d(torch.tensor(x), k, s, p, d, ceil, True)
     close(out, t_out, "values")
@@ -76,8 +76,8 @@ def test_max_pool2d_ceil_mode_and_indices(device, shape, k, s, p, d, ceil):
                                           (2, 3, 1, 2, True)])
 def test_max_pool1d(device, k, s, p, d, ceil):
     x = np.random.default_rng(4).permutation(2 * 3 * 9).reshape(2, 3, 9) / 5.0
-    check_fn(lambda x: F.max_pool1d(x, k, s, p, d, ceil), lambda x: TF.max_pool1d(x, k, s, p, d, ceil),
-             [x], device)
+    check_fn(lambda x: F.max_pool1d(x, k, s, p, d, ceil),
+             lambda x: TF.max_pool1d(x, k, s, p, d, ceil), [x], device)
     mine = nn.MaxPool1d(k, s, p, d, return_indices=True, ceil_mode=ceil)
     ref = torch.nn.MaxPool1d(k, s, p, d, return_indices=True, ceil_mode=ceil)
     (y, i), (yt, it) = mine(labkit.tensor(x, device=device)), ref(torch.tensor(x))
