@@ -32,6 +32,7 @@ def randomize(layer):
     (lambda m: m.GroupNorm(3, 6, affine=False), (2, 6, 7)),
     (lambda m: m.GroupNorm(1, 4), (2, 4, 3, 3)),
     (lambda m: m.GroupNorm(4, 4), (1, 4, 2, 2)),
+    (lambda m: m.GroupNorm(2, 4), (0, 4, 2, 2)),
     (lambda m: m.BatchNorm2d(3), (4, 3, 5, 2)),
     (lambda m: m.BatchNorm2d(3, momentum=None), (4, 3, 5, 2)),
     (lambda m: m.BatchNorm2d(3, affine=False), (2, 3, 1, 2)),

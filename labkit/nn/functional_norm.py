@@ -53,7 +53,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     n, c = input.shape[:2]
-    grouped = input.reshape(n, num_groups, -1)
+    size = c // num_groups
+    for s in input.shape[2:]:
+        size *= s
+    grouped = input.reshape(n, num_groups, size)          # explicit: batch 0 works too
     out = _standardize(grouped, (2,), eps).reshape(input.shape)
     if weight is not None:
         out = out * _per_channel(weight, input.ndim)
