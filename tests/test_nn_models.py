@@ -76,3 +76,21 @@ def test_training_steps_match_torch(device, name):
     mine.eval(), ref.eval()
     x = rng.standard_normal(shape)
     close(mine(labkit.tensor(x, device=device)), ref(torch.tensor(x)), "eval output", rtol=1e-7)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_compiled_models_match_eager(name):
+    """labkit.jit.compile replays the new layers (several reshape their parameters, which made
+    views the tracer once mistook for untraced in-place changes)."""
+    build, shape, _, _ = CASES[name]
+    model = build(nn).double().eval()
+    compiled = labkit.jit.compile(model)
+    for seed in range(2):
+        x = np.random.default_rng(seed).standard_normal(shape)
+        xe = labkit.tensor(x, requires_grad=True)
+        xc = labkit.tensor(x, requires_grad=True)
+        ye, yc = model(xe), compiled(xc)
+        np.testing.assert_allclose(yc.detach().numpy(), ye.detach().numpy(), rtol=1e-12)
+        ye.sum().backward()
+        yc.sum().backward()
+        np.testing.assert_allclose(xc.grad.numpy(), xe.grad.numpy(), rtol=1e-12)
