@@ -135,6 +135,14 @@ INTERP = [  # shape, size, scale_factor, mode, align_corners
     ((2, 3, 5), 8, None, "linear", False),
     ((2, 3, 5), None, 3, "nearest", None),
     ((0, 3, 4, 5), (6, 6), None, "bilinear", False),
+    ((2, 3, 4, 5), (7, 9), None, "bicubic", False),
+    ((2, 3, 4, 5), (7, 9), None, "bicubic", True),
+    ((2, 3, 6, 5), None, 1.5, "bicubic", False),
+    ((2, 3, 6, 5), (3, 2), None, "bicubic", False),
+    ((2, 3, 7, 5), (3, 2), None, "area", None),
+    ((2, 3, 4, 5), (8, 10), None, "area", None),
+    ((1, 2, 3, 4, 5), (4, 3, 7), None, "trilinear", False),
+    ((1, 2, 3, 4, 5), None, 2, "trilinear", True),
 ]
 
 
@@ -205,6 +213,16 @@ def errors(f_lk, f_torch):
 def test_errors_match_torch(call):
     errors(lambda: call(F, lambda *s: labkit.ones(*s, dtype=labkit.float64)),
            lambda: call(TF, lambda *s: torch.ones(*s, dtype=torch.float64)))
+
+
+def test_interpolating_integers_other_than_nearest_is_an_error():
+    img = np.arange(16, dtype=np.uint8).reshape(1, 1, 4, 4)          # torch: uint8 only
+    close(F.interpolate(labkit.tensor(img), scale_factor=2),
+          TF.interpolate(torch.tensor(img), scale_factor=2), "nearest on uint8")
+    x = labkit.ones(1, 1, 4, 4, dtype=labkit.int64)
+    for mode in ("bilinear", "area"):
+        with pytest.raises(RuntimeError, match=r"\.float\(\)"):
+            F.interpolate(x, size=3, mode=mode)
 
 
 def test_avg_pool_of_integers_is_an_error_that_says_what_to_do():

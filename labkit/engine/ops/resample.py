@@ -119,6 +119,26 @@ def _linear_matrix(n, out, scale, align_corners):
     return a
 
 
+def _cubic_matrix(n, out, scale, align_corners, a=-0.75):
+    """torch's bicubic: Keys' cubic convolution (A = -0.75) on the four nearest inputs,
+    indices clamped at the borders; the source index is not clamped at 0 (as torch)."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        src = (dst + 0.5) * (n / out if scale is None else 1.0 / scale) - 0.5
+    base = np.floor(src)
+    t = src - base
+    weights = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+               ((a + 2) * t - (a + 3)) * t * t + 1,
+               ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+               ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+    m = np.zeros((out, n))
+    for k, w in enumerate(weights):
+        np.add.at(m, (np.arange(out), np.clip(base.astype(np.int64) - 1 + k, 0, n - 1)), w)
+    return m
+
+
 def _pad_matrix(n, left, right, mode):
     """(n + left + right, n): output j reads input j - left, mapped back inside for the
     non-constant modes; rows with nothing to read stay zero (the constant)."""
@@ -228,14 +248,15 @@ def _one(v):
     return v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v
 
 
-_LINEAR = {"linear": 1, "bilinear": 2}
-_MODES = ("nearest", "nearest-exact", "linear", "bilinear")
+_LINEAR = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims (all dims after N, C) to size, or by scale_factor:
-    'nearest' copies the closest pixel, 'linear'/'bilinear' blend the two (four) nearest.
+    'nearest' copies the closest pixel, 'linear'/'bilinear'/'trilinear' blend the nearest two
+    per dim, 'bicubic' the nearest four, 'area' averages (adaptive average pooling).
     align_corners=True maps the corner pixels onto each other exactly."""
     name = "interpolate"
     if mode not in _MODES:
@@ -256,7 +277,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
-    if mode in _LINEAR and input._data.dtype.kind != "f":
+    if mode not in ("nearest", "nearest-exact") and input._data.dtype.kind != "f":
         raise RuntimeError(f'"upsample_{mode}{k}d" not implemented for \'{input.dtype}\': '
                            "convert the input with .float().")
     sizes = input.shape[2:]
@@ -282,9 +303,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if min(outs) <= 0 or min(sizes) <= 0:
         raise RuntimeError(f"{name}: input {tuple(sizes)} and output {outs} sizes should be "
                            "greater than 0.")
-    if mode in _LINEAR:
+    if mode == "bicubic":
+        mats = [_cubic_matrix(n, o, s, bool(align_corners))
+                for n, o, s in zip(sizes, outs, scales)]
+    elif mode in _LINEAR:
         mats = [_linear_matrix(n, o, s, bool(align_corners))
                 for n, o, s in zip(sizes, outs, scales)]
+    elif mode == "area":
+        mats = [_adaptive_matrix(n, o) for n, o in zip(sizes, outs)]
     else:
         mats = [_nearest_matrix(n, o, s, mode == "nearest-exact")
                 for n, o, s in zip(sizes, outs, scales)]
