@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 
@@ -50,6 +51,9 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class SumAll(Sum):
     node_name = "SumBackward0"
@@ -73,6 +77,9 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
 
 
 class MeanAll(Mean):

@@ -2,6 +2,7 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like, data, promote
+from . import rules
 
 
 class Where(Function):
@@ -23,6 +24,14 @@ class Where(Function):
         ga = where(cond, grad, zero) if need[1] else None
         gb = where(cond, zero, grad) if need[2] else None
         return None, ga, gb
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (cond, a, b), (_, ta, tb) = args, tangents
+        if ta is None and tb is None:
+            return None
+        return rules.fit(where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb), out)
+    vmap = classmethod(rules.elementwise)
 
 
 class Maximum(Function):

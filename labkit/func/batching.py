@@ -1,0 +1,181 @@
+"""vmap: run a function written for one example on a whole batch.
+
+The function runs once, on the first example, while a BatchTape records its ops (and those of
+any backward it runs). Then the tape is replayed on the batch: every op that touches batched
+data runs once for all examples through its batching rule (its Function's `vmap`), so a Python
+loop of B calls becomes one call per op. An op without a rule is run example by example
+(with a warning the first time). As in torch.func and JAX, Python control flow that depends
+on batched values cannot be batched: it is an error, not a silent wrong answer.
+"""
+from ..engine.ops import rules
+from ..engine.ops.join import stack
+from ..engine.tensor import Tensor
+from . import _tree
+from ._level import Level, outputs_of, running, warn_once
+
+
+class BatchTape(Level):
+    kind = "vmap"
+
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+        self.entries = []
+        self.dep = set()      # ids of recorded tensors (and arrays) that depend on the inputs
+
+    def depends(self, a):
+        if isinstance(a, Tensor):
+            return (id(a) in self.dep or id(a._data) in self.dep
+                    or a.grad_fn is not None and (id(a.grad_fn), a._out_idx) in self.dep)
+        if isinstance(a, (tuple, list)):
+            return any(self.depends(x) for x in a)
+        return hasattr(a, "shape") and id(a) in self.dep
+
+    def mark(self, t):
+        self.dep.add(id(t))
+        self.dep.add(id(t._data))
+        if t.grad_fn is not None:
+            self.dep.add((id(t.grad_fn), t._out_idx))
+
+    def record(self, cls, args, result):
+        super().record(cls, args, result)
+        if not any(self.depends(a) for a in args):
+            return
+        if isinstance(result, Tensor) and args and result is args[0]:
+            raise RuntimeError(
+                f"labkit.func.vmap: the in-place op {getattr(cls, 'op_name', None) or cls.__name__} "
+                f"writes batched values into a tensor of shape {tuple(result.shape)}. Use the "
+                "out-of-place form (x = x + y instead of x += y) inside a vmapped function.")
+        self.entries.append((cls, args, result))
+        for o in outputs_of(result):
+            if isinstance(o, Tensor):
+                self.mark(o)
+
+    def escape(self, t, what):
+        if self.depends(t):
+            raise RuntimeError(
+                f"labkit.func.vmap: {what} on a tensor that depends on the batched inputs. The "
+                "function runs once for the whole batch, so a Python value (and any `if` or loop "
+                "on it) cannot differ between examples. Keep the choice inside tensor ops: "
+                "labkit.where(cond, a, b) instead of `if`, or take the Python value outside vmap.")
+        super().escape(t, what)
+
+    # --- replay on the batch ----------------------------------------------------------
+    def convert(self, a):
+        """(value, flag): the batched value of a recorded argument, flag True when batched
+        ("array" for a raw index array the op was given that now differs per example)."""
+        if isinstance(a, Tensor):
+            v = self.lookup(a)
+            return (a, False) if v is None else (v, True)
+        if isinstance(a, (tuple, list)):
+            pairs = [self.convert(x) for x in a]
+            return type(a)(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        if hasattr(a, "shape") and not isinstance(a, Tensor):
+            v = self.lookup_array(a)
+            return (a, False) if v is None else (v, "array")
+        return a, False
+
+    def replay(self):
+        for cls, args, result in self.entries:
+            pairs = [self.convert(a) for a in args]
+            bargs, flags = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+            if not rules.any_batched(flags):
+                continue
+            rule = rules.find(cls, "vmap")
+            out = rule(bargs, flags) if rule is not None else NotImplemented
+            if out is NotImplemented:
+                warn_once("vmap", cls, "batching (vmap)")
+                out = _loop(cls, bargs, flags, self.size)
+            for o, v in zip(outputs_of(result), outputs_of(out)):
+                if isinstance(o, Tensor) and isinstance(v, Tensor):
+                    self.bind(o, v)
+
+
+def _slice(a, flag, b):
+    if flag is True:
+        return a[b]
+    if flag == "array":
+        return a[b]._data
+    if isinstance(flag, tuple):
+        return type(a)(_slice(x, f, b) for x, f in zip(a, flag))
+    return a
+
+
+def _loop(cls, args, flags, size):
+    """The fallback: the op once per example, results stacked."""
+    outs = [cls.apply(*(_slice(a, f, b) for a, f in zip(args, flags))) for b in range(size)]
+    if isinstance(outs[0], tuple):
+        return tuple(stack(list(col)) for col in zip(*outs))
+    return stack(outs)
+
+
+def _move_to_front(x, dim):
+    dim = dim % x.ndim
+    return x if dim == 0 else x.permute(dim, *(i for i in range(x.ndim) if i != dim))
+
+
+def _move_from_front(x, dim):
+    if dim == 0:
+        return x
+    dim = dim % x.ndim
+    order = list(range(1, x.ndim))
+    order.insert(dim, 0)
+    return x.permute(*order)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """func mapped over a dim of its inputs (torch.func.vmap): one batched call per op."""
+    def wrapped(*args):
+        with running:
+            return impl(*args)
+
+    def impl(*args):
+        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap: in_dims has {len(dims)} entries but the function got "
+                             f"{len(args)} arguments; give one per argument (None: not mapped).")
+        leaves, rebuild = _tree.flatten(list(args))
+        leaf_dims = []
+        for a, d in zip(args, dims):
+            n = len(_tree.flatten(a)[0])
+            leaf_dims += list(_tree.flatten(d)[0]) if isinstance(d, (tuple, list, dict)) else [d] * n
+        sizes = {}
+        for x, d in zip(leaves, leaf_dims):
+            if d is None:
+                continue
+            if not isinstance(x, Tensor):
+                raise ValueError(f"vmap: in_dims maps an argument that is a "
+                                 f"{type(x).__name__}, not a tensor; give it in_dims None.")
+            if not -x.ndim <= d < max(x.ndim, 1) or x.ndim == 0:
+                raise ValueError(f"vmap: in_dim {d} is out of range for a tensor of shape "
+                                 f"{tuple(x.shape)}.")
+            sizes.setdefault(x.shape[d], []).append(tuple(x.shape))
+        if len(sizes) != 1:
+            raise ValueError("vmap: " + ("no input is mapped: give at least one in_dims that is "
+                                         "not None." if not sizes else
+                                         f"the mapped dims have different sizes {sorted(sizes)} "
+                                         f"(input shapes {list(sizes.values())}); they must agree."))
+        size = next(iter(sizes))
+        tape = BatchTape(size)
+        moved = [None if d is None else _move_to_front(x, d) for x, d in zip(leaves, leaf_dims)]
+        examples = [x if m is None else m[0] for x, m in zip(leaves, moved)]
+        for e, m in zip(examples, moved):
+            if m is not None:
+                tape.bind(e, m)
+                tape.mark(e)
+        with tape:
+            out = func(*rebuild(examples))
+        tape.replay()
+        o_leaves, o_rebuild = _tree.flatten(out)
+        o_dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(o_leaves)
+        results = []
+        for o, d in zip(o_leaves, o_dims):
+            if not isinstance(o, Tensor):
+                raise ValueError(f"vmap: the function must return tensors, got {type(o).__name__}.")
+            v = tape.lookup(o)
+            if v is None:               # does not depend on the mapped inputs: the same for all
+                v = rules.expand_batch(o, size)
+            results.append(_move_from_front(v, d))
+        from .reverse import finish
+        return finish(o_rebuild(results), args)
+    return wrapped
