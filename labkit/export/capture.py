@@ -9,7 +9,6 @@ becomes symbolic; one that changes any other way, or a graph that changes shape,
 import linecache
 import sys
 
-from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 from ..jit import passes
 from ..jit.ir import Value
@@ -56,7 +55,7 @@ def record(fn, args, kwargs, names):
         v = graph.add_input(n, t._data.shape, t._data.dtype)
         tracer.bind(t, v)
         tracer.external[id(t)] = (t, v)
-    with no_grad(), tracer:
+    with tracer:
         out = fn(*args, **(kwargs or {}))
     graph.outputs, rebuild = flatten_output(out, tracer)
     if tracer.mutated:
@@ -67,12 +66,30 @@ def record(fn, args, kwargs, names):
     return graph, rebuild, arg_names
 
 
+def text(sym):
+    """How a symbolic size prints: batch, 3*batch, batch + 1."""
+    name, k, c = sym
+    out = name if k == 1 else f"{k}*{name}"
+    return out if c == 0 else f"{out} {'+' if c > 0 else '-'} {abs(c)}"
+
+
 # --- symbolic sizes, from two traces -------------------------------------------------------
 def symbolize(g1, g2, sizes):
     """Compare two captures made at two sizes of the dynamic dims ({(s1, s2): name}).
-    Returns ({node path: {arg path: name}}, {value name: shape with names}); raises where the
+    Returns ({node path: {arg path: (name, k, c)}}, {value name: shape with names}); raises where the
     graphs differ in a way a symbol cannot express."""
     sym_args, sym_shapes, pairs = {}, {}, {}
+
+    def name_of(a, b):
+        """(dim name, k, c) with a = k * s1 + c and b = k * s2 + c, for the one dim that fits."""
+        if not (isinstance(a, int) and isinstance(b, int)) or a == b:
+            return None
+        fits = []
+        for (s1, s2), name in sizes.items():
+            k, rest = divmod(b - a, s2 - s1)
+            if rest == 0 and k > 0:
+                fits.append((name, k, a - k * s1))
+        return fits[0] if len(fits) == 1 else None
 
     def shape_of(v1, v2):
         if v1.shape is None or v2.shape is None or len(v1.shape) != len(v2.shape):
@@ -80,10 +97,11 @@ def symbolize(g1, g2, sizes):
                               "sizes; an exported graph needs a fixed rank.")
         out = []
         for a, b in zip(v1.shape, v2.shape):
+            sym = name_of(a, b)
             if a == b:
                 out.append(a)
-            elif (a, b) in sizes:
-                out.append(sizes[(a, b)])
+            elif sym is not None:
+                out.append(text(sym))
             else:
                 raise ExportError(
                     f"labkit.export: the size {a} of %{v1.name} depends on a dynamic dimension "
@@ -113,8 +131,9 @@ def symbolize(g1, g2, sizes):
             equal = a is b
         if equal:
             return
-        if isinstance(a, int) and (a, b) in sizes:
-            found[path] = sizes[(a, b)]
+        sym = name_of(a, b)
+        if sym is not None:
+            found[path] = sym
             return
         raise ExportError(
             f"labkit.export: {where} has the argument {a!r} at one size and {b!r} at the other; "
@@ -125,6 +144,12 @@ def symbolize(g1, g2, sizes):
         for v1, v2 in zip(b1.inputs, b2.inputs):
             pairs[id(v1)] = v2
         for v1, v2 in zip(b1.constants, b2.constants):
+            if v1.shape != v2.shape:
+                raise ExportError(
+                    f"labkit.export: a constant array whose shape follows a dynamic dimension "
+                    f"({v1.shape} at one size, {v2.shape} at the other): it was built outside "
+                    "tensor ops (e.g. labkit.ones(n) from a size). Build it from the input "
+                    "instead (x.new_ones / ones_like / expand), or keep the dimension static.")
             pairs[id(v1)] = v2
         if len(b1.nodes) != len(b2.nodes):
             raise ExportError("labkit.export: the graph has a different number of ops at the two "

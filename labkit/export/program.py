@@ -169,8 +169,8 @@ def _nodes(nodes, sym_args, sizes, prefix):
         found = sym_args.get(prefix + (i,))
         args = n.args
         if found:
-            for path, name in found.items():
-                args = _replace(args, path, sizes[name])
+            for path, (name, k, c) in found.items():
+                args = _replace(args, path, k * sizes[name] + c)
         blocks = []
         for j, b in enumerate(n.blocks):
             c = Graph(b.name)

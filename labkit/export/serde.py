@@ -23,8 +23,8 @@ def save(ep, path):
            "guards": [[[[s, None if d is None else d.name] for s, d in g[0]], g[1].str]
                       for g in ep.guards],
            "dims": dims,
-           "sym_args": [[list(node), list(arg), name] for node, found in ep._sym_args.items()
-                        for arg, name in found.items()],
+           "sym_args": [[list(node), list(arg), list(sym)] for node, found in ep._sym_args.items()
+                        for arg, sym in found.items()],
            "sym_shapes": {k: list(v) for k, v in ep._sym_shapes.items()}}
     with zipfile.ZipFile(path, "a") as z:
         z.writestr("export.json", json.dumps(doc, indent=1))
@@ -45,8 +45,8 @@ def load(path):
     guards = [([(s, None if d is None else dims[d]) for s, d in g], np.dtype(dt))
               for g, dt in doc["guards"]]
     sym_args = {}
-    for node, arg, name in doc["sym_args"]:
-        sym_args.setdefault(tuple(node), {})[tuple(arg)] = name
+    for node, arg, sym in doc["sym_args"]:
+        sym_args.setdefault(tuple(node), {})[tuple(arg)] = tuple(sym)
     params = {v.name: v.ref for v in graph.inputs if v.role == "param"}
     specs = [InputSpec(k, n, t) for k, n, t in doc["inputs"]]
     state = {s.target: params[s.name] for s in specs if s.target is not None and s.name in params}
