@@ -28,8 +28,11 @@ def user_line():
         frame = frame.f_back
     if frame is None:
         return "an unknown line"
-    code = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    return f"{frame.f_code.co_filename}:{frame.f_lineno} (`{code}`)"
+    name = frame.f_code.co_filename
+    code = linecache.getline(name, frame.f_lineno).strip()
+    where = (f"line {frame.f_lineno} of its notebook cell" if "ipykernel" in name or name.startswith("<")
+             else f"{name}:{frame.f_lineno}")
+    return f"{where} (`{code}`)"
 
 
 class ExportTracer(Tracer):

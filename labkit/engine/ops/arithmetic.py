@@ -30,6 +30,7 @@ class Add(Function):
     @staticmethod
     def jvp(args, tangents, out):
         return rules.fit(rules.total(*tangents), out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -49,6 +50,7 @@ class Sub(Function):
     def jvp(args, tangents, out):
         ta, tb = tangents
         return rules.fit(rules.total(ta, None if tb is None else -tb), out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -71,6 +73,7 @@ class Mul(Function):
     def jvp(args, tangents, out):
         (a, b), (ta, tb) = args, tangents
         return rules.fit(rules.total(rules.times(ta, b), rules.times(tb, a)), out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -95,6 +98,7 @@ class Div(Function):
         (a, b), (ta, tb) = args, tangents     # (ta - out * tb) / b
         t = rules.total(ta, None if tb is None else -tb * out)
         return None if t is None else rules.fit(t / b, out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -136,6 +140,7 @@ class Pow(Function):
     def jvp(args, tangents, out):
         (a, p), t = args, tangents[0]
         return rules.times(t, 0 if p == 0 else p * a ** (p - 1))
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -181,6 +186,7 @@ class PowTensor(Function):
         if tb is not None:
             tb_part = tb * out * (a.log() if isinstance(a, Tensor) else math.log(a))
         return rules.fit(rules.total(rules.times(ta, b * a ** (b - 1)), tb_part), out)
+
     vmap = classmethod(rules.elementwise)
 
 

@@ -31,6 +31,7 @@ class Where(Function):
         if ta is None and tb is None:
             return None
         return rules.fit(where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb), out)
+
     vmap = classmethod(rules.elementwise)
 
 

@@ -27,6 +27,7 @@ class Exp(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t * out
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -47,6 +48,7 @@ class Log(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t / args[0]
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -69,6 +71,7 @@ class Sqrt(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t / (2 * out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -89,6 +92,7 @@ class Sin(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t * args[0].cos()
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -109,6 +113,7 @@ class Cos(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else -t * args[0].sin()
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -131,6 +136,7 @@ class Tanh(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else tanh_backward(t, out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -154,6 +160,7 @@ class TanhGrad(Function):
     def jvp(args, tangents, out):
         (g, y), (tg, ty) = args, tangents     # g * (1 - y^2)
         return rules.total(None if tg is None else tanh_backward(tg, y), rules.times(ty, -2 * g * y))
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -182,6 +189,7 @@ class Sigmoid(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else sigmoid_backward(t, out)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -232,6 +240,7 @@ class Relu(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t * (out > 0)
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -252,6 +261,7 @@ class Abs(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t * args[0].sign()
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -284,6 +294,7 @@ class Clamp(Function):
         if hi is not None:
             mask = (x <= hi) if mask is None else mask & (x <= hi)
         return t * mask
+
     vmap = classmethod(rules.elementwise)
 
 
@@ -311,6 +322,7 @@ class Sign(Function):
     def jvp(args, tangents, out):
         t = tangents[0]
         return None if t is None else t * 0
+
     vmap = classmethod(rules.elementwise)
 
 
