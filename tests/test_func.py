@@ -300,3 +300,24 @@ def test_ensemble_vmap_over_parameters():
     ref = tf.vmap(lambda p, x: tf.functional_call(tlin, p, (x,)), in_dims=(0, None))(
         {"weight": torch.tensor(w), "bias": torch.tensor(b)}, torch.tensor(x))
     assert_close(mine, ref)
+
+
+def test_transforms_on_each_device(device):
+    """The rules run on the device's array module (numpy or cupy), like the ops' forwards."""
+    x = labkit.tensor(rand_array((4, 3), seed=1), device=device)
+    w = labkit.tensor(rand_array((3, 2), seed=2), device=device)
+    y = labkit.tensor([0, 1, 1, 0], device=device)
+
+    def loss(w, xi, yi):
+        return nn.functional.cross_entropy((xi.unsqueeze(0) @ w).tanh(), yi.unsqueeze(0))
+    per = F.vmap(F.grad(loss), in_dims=(None, 0, 0))(w, x, y)
+    assert per.device == x.device
+    tx, tw, ty = (torch.tensor(to_numpy(a)) for a in (x, w, y))
+    ref = tf.vmap(tf.grad(lambda w, xi, yi: torch.nn.functional.cross_entropy(
+        (xi.unsqueeze(0) @ w).tanh(), yi.unsqueeze(0))), in_dims=(None, 0, 0))(tw, tx, ty)
+    assert_close(per, ref)
+    _, t = F.jvp(lambda v: (v @ w).softmax(1), (x,), (labkit.ones_like(x),))
+    _, tr = tf.jvp(lambda v: (v @ tw).softmax(1), (tx,), (torch.ones_like(tx),))
+    assert_close(t, tr)
+    assert_close(F.hessian(lambda v: (v.sin() * v).sum())(x[0]),
+                 tf.hessian(lambda v: (v.sin() * v).sum())(tx[0]))

@@ -92,7 +92,7 @@ def _second_example(args, dims_per_arg):
     return new, pairs
 
 
-def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=True):
+def export(mod, args, kwargs=None, *, dynamic_shapes=None):
     """Capture mod(*args, **kwargs) whole: an ExportedProgram (no Python left in it)."""
     args = (args,) if isinstance(args, Tensor) else tuple(args)
     names, specs, state = _lifted(mod)

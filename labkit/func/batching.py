@@ -123,7 +123,7 @@ def _move_from_front(x, dim):
     return x.permute(*order)
 
 
-def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+def vmap(func, in_dims=0, out_dims=0):
     """func mapped over a dim of its inputs (torch.func.vmap): one batched call per op."""
     def wrapped(*args):
         with running:

@@ -75,7 +75,7 @@ def _by_reverse_twice(cls, args, tangents, result):
     return ts if isinstance(result, tuple) else ts[0]
 
 
-def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+def jvp(func, primals, tangents, *, has_aux=False):
     """(func(*primals), J @ tangents) in one forward pass (torch.func.jvp)."""
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
         raise RuntimeError("jvp(f, primals, tangents): expected primals and tangents to be "
