@@ -70,6 +70,24 @@ OPS = {
                       lambda a, g: tf.vjp(torch.tanh, a)[1](g)[0], [(3,), (3,)], {}),
     "sigmoid_backward": (lambda a, g: F.vjp(lambda x: x.sigmoid(), a)[1](g)[0],
                          lambda a, g: tf.vjp(torch.sigmoid, a)[1](g)[0], [(3,), (3,)], {}),
+    "leaky_relu": (lambda a: nn.functional.leaky_relu(a, 0.1),
+                   lambda a: torch.nn.functional.leaky_relu(a, 0.1), [(5,)], {"away_from": [0]}),
+    "gelu": (lambda a: nn.functional.gelu(a), lambda a: torch.nn.functional.gelu(a), [(2, 3)], {}),
+    "gelu_tanh": (lambda a: nn.functional.gelu(a, approximate="tanh"),
+                  lambda a: torch.nn.functional.gelu(a, approximate="tanh"), [(4,)], {}),
+    "erf": (lambda a: labkit.erf(a), torch.erf, [(4,)], {}),
+    "maximum": (lambda a, b: labkit.maximum(a, b), torch.maximum, [(2, 3), (3,)], {}),
+    "minimum": (lambda a, b: labkit.minimum(a, b), torch.minimum, [(4,), (4,)], {}),
+    "amax": (lambda a: a.amax(1), lambda a: a.amax(1), [(3, 4)], {}),
+    "amax_keepdim": (lambda a: a.amax(0, keepdim=True), lambda a: a.amax(0, keepdim=True),
+                     [(3, 4)], {}),
+    "nll_loss": (lambda a: nn.functional.nll_loss(a.log_softmax(1), labkit.tensor([1, 0, 3])),
+                 lambda a: torch.nn.functional.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 3])),
+                 [(3, 4)], {}),
+    "nll_loss_backward": (
+        lambda a: F.grad(lambda x: nn.functional.nll_loss(x.log_softmax(1), labkit.tensor([1, 0, 3])))(a),
+        lambda a: tf.grad(lambda x: torch.nn.functional.nll_loss(x.log_softmax(1), torch.tensor([1, 0, 3])))(a),
+        [(3, 4)], {}),
     "cross_entropy_backward": (
         lambda a: F.grad(lambda x: nn.functional.cross_entropy(x, labkit.tensor([2, 0, 1])))(a),
         lambda a: tf.grad(lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([2, 0, 1])))(a),
@@ -241,6 +259,16 @@ def test_vmap_refuses_data_dependent_control_flow():
         F.vmap(f)(labkit.randn(4, 3))
     with pytest.raises(RuntimeError):                # torch refuses it too
         tf.vmap(f)(torch.randn(4, 3))
+
+
+def test_vmap_refuses_a_backward_that_reads_an_array_kept_for_example_0():
+    """x.max()'s backward reads the max its forward kept: batching it from example 0 would be a
+    wrong gradient, so vmap stops with an error instead (keepdim amax batches fine)."""
+    x = rand_array((4, 3), seed=4)
+    with pytest.raises(RuntimeError, match="reads an array its forward kept"):
+        F.vmap(F.grad(lambda v: v.max()))(labkit.tensor(x))
+    assert_close(F.vmap(F.grad(lambda v: v.amax(0, keepdim=True).sum()))(labkit.tensor(x)),
+                 tf.vmap(tf.grad(lambda v: v.amax(0, keepdim=True).sum()))(torch.tensor(x)))
 
 
 def test_vmap_errors_name_the_problem():

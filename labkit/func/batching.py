@@ -22,6 +22,7 @@ class BatchTape(Level):
         self.size = size
         self.entries = []
         self.dep = set()      # ids of recorded tensors (and arrays) that depend on the inputs
+        self.side = {}        # id(array) -> (array, op): arrays a forward kept for its backward
 
     def depends(self, a):
         if isinstance(a, Tensor):
@@ -50,6 +51,22 @@ class BatchTape(Level):
         for o in outputs_of(result):
             if isinstance(o, Tensor):
                 self.mark(o)
+        node = getattr(result, "grad_fn", None) if isinstance(result, Tensor) else None
+        if node is not None:
+            given = {id(a._data) if isinstance(a, Tensor) else id(a) for a in _leaves(args)}
+            for name, value in vars(node).items():
+                if not name.startswith("_") or name in ("_saved", "_to_save"):
+                    self._keep_side(value, cls, given)
+
+    def _keep_side(self, value, cls, given):
+        """Arrays a forward computed and kept in its ctx: made from batched data, they hold
+        example 0 only (the arrays of the op's own inputs are not among them)."""
+        if hasattr(value, "shape") and not isinstance(value, Tensor):
+            if id(value) not in self.dep and id(value) not in given:
+                self.side[id(value)] = (value, cls)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                self._keep_side(v, cls, given)
 
     def escape(self, t, what):
         if self.depends(t):
@@ -66,6 +83,14 @@ class BatchTape(Level):
         ("array" for a raw index array the op was given that now differs per example)."""
         if isinstance(a, Tensor):
             v = self.lookup(a)
+            if v is None and id(a._data) in self.side:
+                op = self.side[id(a._data)][1]
+                raise RuntimeError(
+                    f"labkit.func.vmap: the backward of {getattr(op, 'op_name', None) or op.__name__} "
+                    "reads an array its forward kept (not one of its outputs), which vmap has for "
+                    "the first example only. Batching it would give a wrong gradient, so vmap "
+                    "stops here; compute this gradient outside vmap (a loop), or write that op's "
+                    "backward from its saved tensors.")
             return (a, False) if v is None else (v, True)
         if isinstance(a, (tuple, list)):
             pairs = [self.convert(x) for x in a]
@@ -89,6 +114,15 @@ class BatchTape(Level):
             for o, v in zip(outputs_of(result), outputs_of(out)):
                 if isinstance(o, Tensor) and isinstance(v, Tensor):
                     self.bind(o, v)
+
+
+def _leaves(args):
+    """The tensors and arrays inside an op's arguments."""
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            yield from _leaves(a)
+        elif isinstance(a, Tensor) or hasattr(a, "shape"):
+            yield a
 
 
 def _slice(a, flag, b):

@@ -113,6 +113,17 @@ class Amax(Function):
         share = hit / hit.sum(ctx.dims, keepdim=True)
         return grad.reshape(ctx.ykeep.shape) * share, None, None
 
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        y = out if keepdim else out.reshape(tuple(1 if i in dims else s for i, s in enumerate(x.shape)))
+        hit = (x == y).to(x.dtype)                 # ties share, as in backward
+        return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
+
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class Amin(Amax):
     node_name = "AminBackward0"

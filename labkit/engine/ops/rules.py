@@ -132,3 +132,17 @@ def plain_index(items):
     adv = [i for i, it in enumerate(items) if hasattr(it, "shape") or isinstance(it, list)]
     return not adv or adv[-1] - adv[0] == len(adv) - 1
 
+
+
+def diagonal(cls, args, t):
+    """The tangent of an elementwise op of one tensor from its backward: the Jacobian is
+    diagonal, so J t = J^T t, one reverse step through the op (for ops whose derivative has
+    no simpler form here, e.g. gelu)."""
+    from ..autograd import grad
+    from ..grad_mode import enable_grad
+    x = args[0]
+    with enable_grad():
+        leaf = x if x.requires_grad else x.clone().requires_grad_()   # an op: outer levels see it
+        y = cls.apply(leaf, *args[1:])
+        (g,) = grad(y, leaf, t, create_graph=True)
+    return g

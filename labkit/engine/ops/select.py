@@ -57,6 +57,15 @@ class Maximum(Function):
         need = ctx.needs_input_grad
         return (grad * share if need[0] else None), (grad * (1 - share) if need[1] else None)
 
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (a, b), (ta, tb) = args, tangents        # the winner's tangent; the mean at a tie
+        wins = (a > b) if cls.pick == "maximum" else (a < b)
+        share = wins * 1.0 + (a == b) * 0.5
+        return rules.fit(rules.total(rules.times(ta, share), rules.times(tb, 1 - share)), out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Minimum(Maximum):
     node_name = "MinimumBackward0"
