@@ -12,7 +12,7 @@ import sys
 from ..engine.tensor import Tensor
 from ..jit import passes
 from ..jit.ir import Value
-from ..jit.trace import _arg_names, flatten_output, module_params
+from ..jit.trace import _arg_names, flatten_output
 from ..jit.tracer import _LABKIT, Tracer
 from ..jit.ir import Graph
 
@@ -30,8 +30,8 @@ def user_line():
         return "an unknown line"
     name = frame.f_code.co_filename
     code = linecache.getline(name, frame.f_lineno).strip()
-    where = (f"line {frame.f_lineno} of its notebook cell" if "ipykernel" in name or name.startswith("<")
-             else f"{name}:{frame.f_lineno}")
+    in_notebook = "ipykernel" in name or name.startswith("<")
+    where = f"line {frame.f_lineno} of its notebook cell" if in_notebook else f"{name}:{frame.f_lineno}"
     return f"{where} (`{code}`)"
 
 

@@ -12,8 +12,6 @@ from ..engine.tensor import Tensor
 
 
 class Level:
-    kind = "transform"
-
     def __init__(self):
         self.parent = mode.tracer
         self._t = {}      # id(tensor) -> (tensor, value)

@@ -15,7 +15,7 @@ from ._level import Level, outputs_of, running, warn_once
 
 
 class BatchTape(Level):
-    kind = "vmap"
+    """Records the ops that touch the mapped inputs, then replays them on the whole batch."""
 
     def __init__(self, size):
         super().__init__()
@@ -85,8 +85,9 @@ class BatchTape(Level):
             v = self.lookup(a)
             if v is None and id(a._data) in self.side:
                 op = self.side[id(a._data)][1]
+                name = getattr(op, "op_name", None) or op.__name__
                 raise RuntimeError(
-                    f"labkit.func.vmap: the backward of {getattr(op, 'op_name', None) or op.__name__} "
+                    f"labkit.func.vmap: the backward of {name} "
                     "reads an array its forward kept (not one of its outputs), which vmap has for "
                     "the first example only. Batching it would give a wrong gradient, so vmap "
                     "stops here; compute this gradient outside vmap (a loop), or write that op's "

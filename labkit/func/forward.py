@@ -14,7 +14,7 @@ from ._level import Level, is_float, outputs_of, running, warn_once
 
 
 class ForwardLevel(Level):
-    kind = "jvp"
+    """Holds each tensor's tangent; after every op, computes the op's output tangent."""
 
     def tangent(self, a):
         if isinstance(a, Tensor):

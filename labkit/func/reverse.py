@@ -89,9 +89,10 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
             raise RuntimeError("grad(f, has_aux=True): f must return a pair (output, aux).")
         out, aux = out
     if not isinstance(out, Tensor) or out.numel() != 1:
+        got = (f"a tensor of shape {tuple(out.shape)}" if isinstance(out, Tensor)
+               else type(out).__name__)
         raise RuntimeError(
-            f"grad(f)(*args): expected f(*args) to return a scalar tensor, got "
-            f"{'a tensor of shape ' + str(tuple(out.shape)) if isinstance(out, Tensor) else type(out).__name__}. "
+            f"grad(f)(*args): expected f(*args) to return a scalar tensor, got {got}. "
             "Reduce it first (.sum(), .mean()), or use vjp / jacrev for non-scalar outputs.")
     keep = out.requires_grad and _outer_needs_graph(out, xs, leaves)
     gs = _grads([out], xs, [rules.zeros_like(out) + 1], keep)

@@ -109,10 +109,11 @@ class _CrossEntropyGrad(Function):
         part_x = None
         if tx is not None:                 # g times softmax's Jacobian applied to tx
             p = x.softmax(1)
-            row_g = g.unsqueeze(1) if reduction == "none" else g / x.shape[0] if reduction == "mean" else g
+            row_g = (g.unsqueeze(1) if reduction == "none"
+                     else g / x.shape[0] if reduction == "mean" else g)
             part_x = row_g * p * (tx - (tx * p).sum(1, keepdim=True))
-        return rules.total(None if tg is None else _CrossEntropyGrad.apply(tg, x, probs, where, reduction),
-                           part_x)
+        part_g = None if tg is None else _CrossEntropyGrad.apply(tg, x, probs, where, reduction)
+        return rules.total(part_g, part_x)
 
     @staticmethod
     def vmap(args, batched):

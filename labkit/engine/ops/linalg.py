@@ -58,7 +58,8 @@ class MatMul(Function):
     @staticmethod
     def jvp(args, tangents, out):
         (a, b), (ta, tb) = args, tangents
-        return rules.total(None if ta is None else matmul(ta, b), None if tb is None else matmul(a, tb))
+        return rules.total(None if ta is None else matmul(ta, b),
+                           None if tb is None else matmul(a, tb))
 
     @staticmethod
     def vmap(args, batched):

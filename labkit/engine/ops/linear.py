@@ -58,8 +58,8 @@ class Linear(Function):
     @staticmethod
     def jvp(args, tangents, out):
         (x, w, b), (tx, tw, tb) = args, tangents
-        return rules.total(None if tx is None else linear(tx, w), None if tw is None else linear(x, tw),
-                           rules.fit(tb, out))
+        return rules.total(None if tx is None else linear(tx, w),
+                           None if tw is None else linear(x, tw), rules.fit(tb, out))
 
     @staticmethod
     def vmap(args, batched):

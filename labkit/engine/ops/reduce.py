@@ -118,7 +118,8 @@ class Amax(Function):
         (x, dims, keepdim), t = args, tangents[0]
         if t is None:
             return None
-        y = out if keepdim else out.reshape(tuple(1 if i in dims else s for i, s in enumerate(x.shape)))
+        kept = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+        y = out if keepdim else out.reshape(kept)
         hit = (x == y).to(x.dtype)                 # ties share, as in backward
         return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
 
