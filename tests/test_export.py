@@ -128,6 +128,8 @@ def test_cond_in_jit_trace_keeps_both_branches_and_under_vmap_chooses_per_exampl
     for row in x:
         assert_close(traced(row), TBranchy()(torch.tensor(row.numpy())))
     assert_close(F.vmap(Branchy())(x), torch.func.vmap(TBranchy())(torch.tensor(x.numpy())))
+    with pytest.raises(RuntimeError, match="cannot hold an If node yet"):
+        labkit.jit.compile(Branchy())(x[0])
     with pytest.raises(RuntimeError, match="same shapes"):
         labkit.jit.trace(lambda x: labkit.cond(x.sum() > 0, lambda x: x, lambda x: x.sum(), (x,)),
                          x[0])

@@ -33,6 +33,12 @@ def cond(pred, true_fn, false_fn, operands=()):
         f = _leaves(false_fn(*operands), "false_fn")
         out = tuple(where(pred.reshape(()), a, b) for a, b in zip(t, f))
         return out if len(out) > 1 else out[0]
+    from .capture import ExportTracer
+    if tracer.strict and not isinstance(tracer, ExportTracer):
+        raise RuntimeError(
+            "labkit.cond inside labkit.jit.compile: compile generates straight-line code and "
+            "cannot hold an If node yet. Capture the function with labkit.export (or jit.trace, "
+            "jit.script) instead, or compile each branch and choose outside the compiled code.")
     return _traced(tracer, pred, true_fn, false_fn, operands)
 
 
