@@ -33,6 +33,7 @@ def median_time(fn, n=7):
 def main():
     try:
         import torch
+        torch.set_num_threads(1)    # a shared 2-core machine: threads only fight each other
     except ImportError:
         torch = None
     print(f"{'model':<24} {'export':>9} {'export dyn':>11} {'jit.trace':>10}"

@@ -17,6 +17,7 @@ H = 256
 def main():
     try:
         import torch
+        torch.set_num_threads(1)    # a shared 2-core machine: threads only fight each other
     except ImportError:
         torch = None
     print(f"{'n_in':>5} {'n_out':>6} {'jacfwd ms':>10} {'jacrev ms':>10} {'fwd/rev':>8}"

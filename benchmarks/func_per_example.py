@@ -30,6 +30,7 @@ def labkit_fns():
 
 def torch_fns():
     import torch
+    torch.set_num_threads(1)        # a shared 2-core machine: threads only fight each other
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(D, H), torch.nn.ReLU(), torch.nn.Linear(H, C))
     params = {k: v.detach() for k, v in model.named_parameters()}
