@@ -88,6 +88,15 @@ OPS = {
         lambda a: F.grad(lambda x: nn.functional.nll_loss(x.log_softmax(1), labkit.tensor([1, 0, 3])))(a),
         lambda a: tf.grad(lambda x: torch.nn.functional.nll_loss(x.log_softmax(1), torch.tensor([1, 0, 3])))(a),
         [(3, 4)], {}),
+    "conv2d": (lambda x, w, b: nn.functional.conv2d(x, w, b, padding=1),
+               lambda x, w, b: torch.nn.functional.conv2d(x, w, b, padding=1),
+               [(2, 2, 5, 5), (3, 2, 3, 3), (3,)], {}),
+    "conv2d_backward": (
+        lambda x, w: F.vjp(lambda x: nn.functional.conv2d(x, w, stride=2), x)[1](
+            labkit.ones(1, 2, 2, 2, dtype=labkit.float64))[0],
+        lambda x, w: tf.vjp(lambda x: torch.nn.functional.conv2d(x, w, stride=2), x)[1](
+            torch.ones(1, 2, 2, 2, dtype=torch.float64))[0],
+        [(1, 1, 5, 5), (2, 1, 3, 3)], {}),
     "cross_entropy_backward": (
         lambda a: F.grad(lambda x: nn.functional.cross_entropy(x, labkit.tensor([2, 0, 1])))(a),
         lambda a: tf.grad(lambda x: torch.nn.functional.cross_entropy(x, torch.tensor([2, 0, 1])))(a),
@@ -177,6 +186,20 @@ def test_per_example_gradients_vmap_of_grad():
         assert tuple(mine[k].shape) == (6,) + tuple(tparams[k].shape)
         assert_close(mine[k], ref[k], what=k)
         assert not mine[k].requires_grad
+
+
+def test_per_example_gradients_through_nll_loss_with_batched_targets():
+    x, y = rand_array((5, 4), seed=3), np.array([0, 3, 1, 2, 3])
+
+    def loss(x, y):
+        return nn.functional.nll_loss(x.unsqueeze(0).log_softmax(1), y.unsqueeze(0))
+
+    def tloss(x, y):
+        return torch.nn.functional.nll_loss(x.unsqueeze(0).log_softmax(1), y.unsqueeze(0))
+    assert_close(F.vmap(F.grad(loss))(labkit.tensor(x), labkit.tensor(y)),
+                 tf.vmap(tf.grad(tloss))(torch.tensor(x), torch.tensor(y)))
+    assert_close(F.vmap(F.grad(loss), in_dims=(None, 0))(labkit.tensor(x[0]), labkit.tensor(y)),
+                 tf.vmap(tf.grad(tloss), in_dims=(None, 0))(torch.tensor(x[0]), torch.tensor(y)))
 
 
 def test_hessian_and_forward_over_reverse():
@@ -269,6 +292,16 @@ def test_vmap_refuses_a_backward_that_reads_an_array_kept_for_example_0():
         F.vmap(F.grad(lambda v: v.max()))(labkit.tensor(x))
     assert_close(F.vmap(F.grad(lambda v: v.amax(0, keepdim=True).sum()))(labkit.tensor(x)),
                  tf.vmap(tf.grad(lambda v: v.amax(0, keepdim=True).sum()))(torch.tensor(x)))
+
+
+def test_max_pool_batches_forward_and_refuses_its_backward_under_vmap():
+    x = rand_array((3, 1, 2, 4, 4), seed=5)
+    pool = lambda v: nn.functional.max_pool2d(v, 2)                # noqa: E731
+    assert_close(F.vmap(pool)(labkit.tensor(x)),
+                 tf.vmap(lambda v: torch.nn.functional.max_pool2d(v, 2))(torch.tensor(x)))
+    with pytest.raises(RuntimeError, match="forward kept"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        F.vmap(F.grad(lambda v: pool(v).sum()))(labkit.tensor(x))
 
 
 def test_vmap_errors_name_the_problem():

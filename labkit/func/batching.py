@@ -64,6 +64,7 @@ class BatchTape(Level):
         if hasattr(value, "shape") and not isinstance(value, Tensor):
             if id(value) not in self.dep and id(value) not in given:
                 self.side[id(value)] = (value, cls)
+                self.dep.add(id(value))      # so that the ops reading it are recorded
         elif isinstance(value, (tuple, list)):
             for v in value:
                 self._keep_side(v, cls, given)
@@ -98,23 +99,52 @@ class BatchTape(Level):
             return type(a)(p[0] for p in pairs), tuple(p[1] for p in pairs)
         if hasattr(a, "shape") and not isinstance(a, Tensor):
             v = self.lookup_array(a)
-            return (a, False) if v is None else (v, "array")
+            if v is not None:
+                return v, "array"
+            return a, "side" if id(a) in self.side else False
         return a, False
+
+    def _refuse_side(self, cls, args):
+        """An op without a rule would get the arrays it was recorded with: refuse one that a
+        batched forward computed (it holds example 0 only), rather than reuse it for all."""
+        for a in _leaves(args):
+            if not isinstance(a, Tensor) and id(a) in self.side:
+                op = self.side[id(a)][1]
+                raise RuntimeError(
+                    f"labkit.func.vmap: {getattr(cls, 'op_name', None) or cls.__name__} reads an "
+                    f"array that {getattr(op, 'op_name', None) or op.__name__}'s forward kept "
+                    "(e.g. the argmax of a max-pool), which vmap has for the first example only, "
+                    "and it has no batching rule. Batching it would give a wrong result, so vmap "
+                    "stops here; compute this part outside vmap (a loop).")
 
     def replay(self):
         for cls, args, result in self.entries:
             pairs = [self.convert(a) for a in args]
             bargs, flags = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+            rule = rules.find(cls, "vmap")
+            if rule is None and _has_side(flags):
+                self._refuse_side(cls, bargs)
+            flags = _without_side(flags)     # a rule recomputes what it needs from its inputs
             if not rules.any_batched(flags):
                 continue
-            rule = rules.find(cls, "vmap")
             out = rule(bargs, flags) if rule is not None else NotImplemented
             if out is NotImplemented:
+                if _has_side(tuple(p[1] for p in pairs)):
+                    self._refuse_side(cls, bargs)
                 warn_once("vmap", cls, "batching (vmap)")
                 out = _loop(cls, bargs, flags, self.size)
             for o, v in zip(outputs_of(result), outputs_of(out)):
                 if isinstance(o, Tensor) and isinstance(v, Tensor):
                     self.bind(o, v)
+
+
+def _has_side(flags):
+    return any(_has_side(f) if isinstance(f, tuple) else f == "side" for f in flags)
+
+
+def _without_side(flags):
+    return tuple(_without_side(f) if isinstance(f, tuple) else (False if f == "side" else f)
+                 for f in flags)
 
 
 def _leaves(args):

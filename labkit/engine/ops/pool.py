@@ -7,6 +7,7 @@ the other's backward and pooling can be differentiated to any order.
 from ..function import Function
 from ..tensor import Tensor
 from .fold import check_geometry, pair, windows
+from . import rules
 
 
 def _padded(xp, d, padding, fill):
@@ -47,6 +48,10 @@ class MaxPool2d(Function):
     @staticmethod
     def backward(ctx, grad):
         return (_Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry),) + (None,) * 4
+
+    @classmethod
+    def vmap(cls, args, batched):
+        return rules.fold_batch(cls, args)
 
 
 class _Scatter(Function):

@@ -117,9 +117,10 @@ def zeros_like(a):
 
 
 def any_batched(flags):
+    """Whether anything in flags is batched: a tensor (True) or an index array ("array")."""
     if isinstance(flags, (tuple, list)):
         return any(any_batched(f) for f in flags)
-    return flags is True
+    return flags is True or flags == "array"
 
 
 def index_items(idx):
@@ -146,3 +147,12 @@ def diagonal(cls, args, t):
         y = cls.apply(leaf, *args[1:])
         (g,) = grad(y, leaf, t, create_graph=True)
     return g
+
+
+def fold_batch(cls, args):
+    """Ops that already take a batch dim N (conv, pool, fold): the vmap batch B joins it,
+    (B, N, ...) -> (B * N, ...), and is split off the result again."""
+    x = args[0]
+    b, n = x.shape[0], x.shape[1]
+    out = cls.apply(x.reshape(b * n, *x.shape[2:]), *args[1:])
+    return out.reshape(b, n, *out.shape[1:])
