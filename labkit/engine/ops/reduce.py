@@ -221,6 +221,24 @@ class Var(Function):
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         return g * centered * (2.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
 
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, correction, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        centered = x - x.mean(dims, keepdim=True)        # 2 / (n - c) * sum((x - mean) * t)
+        t_var = (centered * t).sum(dims, keepdim=keepdim) * (2.0 / builtins.max(n - correction, 0))
+        if cls is Var:
+            return t_var
+        from .select import where
+        zero = out == 0
+        return where(zero, 0.0, t_var / where(zero, 1.0, 2 * out))
+
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class Std(Function):
     node_name = "StdBackward0"
@@ -246,6 +264,9 @@ class Std(Function):
         g = _expand_back(where(zero, 0.0, grad / where(zero, 1.0, y)), x.shape, ctx.dims,
                          ctx.keepdim)
         return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+
+    jvp = classmethod(Var.jvp.__func__)   # the variance's tangent, then d sqrt
+    vmap = classmethod(rules.dims_after_batch)
 
 
 @tensor_method("sum")
