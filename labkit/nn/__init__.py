@@ -24,6 +24,9 @@ from .parameter import Parameter
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
+                   LazyConvTranspose2d, LazyLinear, LazyModuleMixin)
+from .uninitialized import UninitializedBuffer, UninitializedParameter
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
            "Dropout", "BatchNorm1d", "Embedding", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
@@ -38,4 +41,7 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "Upsample",
            "UpsamplingBilinear2d", "UpsamplingNearest2d", "PReLU", "Unflatten",
-           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d"]
+           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d",
+           "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
+           "LazyConvTranspose2d", "LazyLinear", "LazyModuleMixin", "UninitializedBuffer",
+           "UninitializedParameter"]

@@ -366,6 +366,9 @@ class Module:
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"load_state_dict: expected a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}.")
+        for name, m in self.named_modules():   # lazy modules take the checkpoint's shapes
+            if hasattr(m, "_materialize_from"):
+                m._materialize_from(state_dict, name + "." if name else "")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

@@ -13,3 +13,6 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+from .uninitialized import UninitializedBuffer, UninitializedParameter  # noqa: E402,F401  torch.nn.parameter's names
