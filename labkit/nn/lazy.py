@@ -46,6 +46,8 @@ class LazyModuleMixin:
             key = prefix + name
             if is_lazy(t) and key in state_dict and not is_lazy(state_dict[key]):
                 t.materialize(state_dict[key].shape)
+        if not self.has_uninitialized_params():
+            self._sizes_from_weight()   # torch leaves them 0 (its repr then says 0): we don't
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Uninitialized tensors are saved as they are (they cannot be detached)."""
@@ -99,6 +101,9 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.in_features = input.shape[-1]
             _materialize_affine(self, (self.out_features, self.in_features), (self.out_features,))
 
+    def _sizes_from_weight(self):
+        self.in_features = self.weight.shape[1]
+
 
 class _LazyConvMixin(LazyModuleMixin):
     """Conv layers whose in_channels is dim 1 of the first (batched) input, dim 0 unbatched."""
@@ -122,6 +127,10 @@ class _LazyConvMixin(LazyModuleMixin):
         per_group = ((self.in_channels, self.out_channels // self.groups) if self._transposed
                      else (self.out_channels, self.in_channels // self.groups))
         _materialize_affine(self, (*per_group, *self.kernel_size), (self.out_channels,))
+
+    def _sizes_from_weight(self):
+        w = self.weight.shape
+        self.in_channels = w[0] if self._transposed else w[1] * self.groups
 
 
 class LazyConv1d(_LazyConvMixin, Conv1d):
@@ -178,11 +187,16 @@ class _LazyNormBase(LazyModuleMixin):
                 t.materialize((self.num_features,))
         self.reset_parameters()
 
+    def _sizes_from_weight(self):
+        t = self.weight if self.weight is not None else self.running_mean
+        if t is not None:
+            self.num_features = t.shape[0]
+
 
 class _LazyBatchNorm(_LazyNormBase):
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):
-        super().__init__(0, eps, momentum, affine, track_running_stats)
+        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype)
         self._lazy_init(device, dtype)
 
 
