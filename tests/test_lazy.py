@@ -206,3 +206,14 @@ def test_lazy_modules_on_each_device(device):
     m2 = nn.LazyLinear(2).to(device)                   # moved while still uninitialized
     m2(lk.randn(3, 5, device=device))
     assert str(m2.weight.device) == str(y.device)
+
+
+def test_adagrad_refuses_uninitialized_parameters_like_torch():
+    """Adagrad makes its state when built, so it needs the shapes: torch raises ValueError."""
+    with pytest.raises(ValueError):
+        torch.optim.Adagrad(torch.nn.LazyLinear(2).parameters())
+    with pytest.raises(ValueError, match="dummy batch"):
+        lk.optim.Adagrad(nn.LazyLinear(2).parameters())
+    m = nn.LazyLinear(2)
+    m(lk.randn(1, 3))                                  # the dry run
+    lk.optim.Adagrad(m.parameters())

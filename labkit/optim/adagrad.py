@@ -2,6 +2,7 @@
 updated parameters keep large steps, frequent ones slow down (good for sparse features); the
 steps only ever shrink."""
 from ..engine.creation import full_like
+from ..nn.uninitialized import is_lazy
 from .optimizer import Optimizer
 
 
@@ -16,6 +17,10 @@ class Adagrad(Optimizer):
                                       eps=eps, maximize=maximize))
         for group in self.param_groups:                # as torch: state exists from the start
             for p in group["params"]:
+                if is_lazy(p):                         # torch's ValueError, and the fix
+                    raise ValueError("Adagrad: a parameter is uninitialized (a lazy module that "
+                                     "has not seen an input yet). Call forward with a dummy "
+                                     "batch first, then build the optimizer.")
                 self.state[p]["step"] = 0
                 self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
 
