@@ -281,3 +281,37 @@ def _decode(obj, tensors, path, depth):
                 out[pair[0]] = _decode(pair[1], tensors, f"{path}[{pair[0]!r}]", depth + 1)
             return out
     raise CheckpointError(f"load: {path} in labkit.json is not something labkit.save writes.")
+
+
+# --- torch.serialization's allow-list, accepted so torch programs run unchanged ------------
+# torch.load(weights_only=True) unpickles, and add_safe_globals names the classes it may build.
+# labkit never unpickles (a checkpoint is JSON and raw arrays, and a PyTorch .pt file is read
+# as data), so there is nothing to allow: these record the names and change nothing else.
+_safe_globals = []
+
+
+def add_safe_globals(safe_globals):
+    """Accepted for torch compatibility: labkit never unpickles, so no allow-list is needed."""
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_safe_globals)
+
+
+def clear_safe_globals():
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """with safe_globals([...]): accepted as torch's; labkit loads no pickled code anyway."""
+
+    def __init__(self, safe_globals):
+        self._globals = list(safe_globals)
+
+    def __enter__(self):
+        self._before = list(_safe_globals)
+        add_safe_globals(self._globals)
+
+    def __exit__(self, *exc):
+        _safe_globals[:] = self._before

@@ -45,3 +45,4 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
            "LazyConvTranspose2d", "LazyLinear", "LazyModuleMixin", "UninitializedBuffer",
            "UninitializedParameter"]
+from . import modules  # noqa: F401,E402  (torch.nn.modules)

@@ -223,9 +223,12 @@ def meshgrid(*tensors, indexing="ij"):
 
 
 @tensor_method("repeat_interleave")
-def repeat_interleave(input, repeats, dim=None, *, output_size=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Each element (or slice along dim) repeated `repeats` times in place: [1, 2] -> [1, 1, 2, 2].
-    repeats may be a tensor with one count per element."""
+    repeats may be a tensor with one count per element. repeat_interleave(counts) alone gives
+    each index i repeated counts[i] times."""
+    if repeats is None:
+        repeats, input = input, tensor(np.arange(input._data.size), device=input.device)
     if dim is None:
         input, dim = input.reshape(-1), 0
     dim = _norm_dim(dim, input._data.ndim, "repeat_interleave")

@@ -287,9 +287,6 @@ def mean(x, dim=None, keepdim=False):
 
 
 def _max_min(x, dim, keepdim, all_cls, dim_cls):
-    if isinstance(dim, Tensor):
-        raise TypeError("max/min with a tensor argument: use labkit.maximum(a, b) for the "
-                        "elementwise maximum of two tensors.")
     if dim is None:
         return all_cls.apply(x, _dims(None, x._data.ndim), False)
     d = _dims(dim, x._data.ndim)
@@ -303,13 +300,18 @@ def _max_min(x, dim, keepdim, all_cls, dim_cls):
 
 
 @tensor_method("max")
-def max(x, dim=None, keepdim=False):
-    """The largest element; with dim, a (values, indices) pair along that dim."""
+def max(x, dim=None, keepdim=False, *, other=None):
+    """The largest element; with dim, a (values, indices) pair along that dim; with a tensor
+    (max(x, y) or other=y), the elementwise maximum, as labkit.maximum."""
+    if isinstance(dim, Tensor) or other is not None:
+        return x.maximum(dim if other is None else other)
     return _max_min(x, dim, keepdim, MaxAll, MaxDim)
 
 
 @tensor_method("min")
-def min(x, dim=None, keepdim=False):
+def min(x, dim=None, keepdim=False, *, other=None):
+    if isinstance(dim, Tensor) or other is not None:
+        return x.minimum(dim if other is None else other)
     return _max_min(x, dim, keepdim, MinAll, MinDim)
 
 
