@@ -16,8 +16,10 @@ from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .parameter import Parameter
 from .pooling import MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
            "Dropout", "BatchNorm1d", "Embedding", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
            "Softmax", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils"]
+           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
