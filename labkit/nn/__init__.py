@@ -3,7 +3,7 @@
     model = nn.Sequential(nn.Linear(2, 100), nn.ReLU(), nn.Linear(100, 3))
     loss = nn.CrossEntropyLoss()(model(x), y)
 """
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, modules, utils  # noqa: F401
 from .activation import GELU, LeakyReLU, ReLU, Sigmoid, Softmax, Tanh
 from .batchnorm import BatchNorm1d
 from .container import ModuleDict, ModuleList, Sequential
