@@ -11,6 +11,7 @@ import inspect
 from ..engine.tensor import Tensor
 from . import interpreter, passes
 from .ir import Graph, python_code
+from .module_view import ModuleView
 from .state import reachable_state
 from .tracer import Tracer
 
@@ -82,8 +83,9 @@ def finish(graph, out, tracer):
     return rebuild
 
 
-class TracedFunction:
-    """The result of jit.trace: .graph (the IR), .code (as Python), call it, .save(path)."""
+class TracedFunction(ModuleView):
+    """The result of jit.trace: .graph (the IR), .code (as Python), call it, .save(path);
+    a traced module also shows the module's parts (traced.linear, traced.parameters())."""
 
     def __init__(self, graph, rebuild, name, module=None):
         self.graph = graph
