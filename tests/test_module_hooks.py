@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import labkit
-from labkit import nn
 from conftest import assert_close
 
 torch = pytest.importorskip("torch")

@@ -111,8 +111,8 @@ def _pass_through(callback, values):
     """values (a tuple) with its tensors replaced by outputs of one _BackwardHookFunction;
     (new values, positions of the tensors), or (values, None) when nothing needs grad."""
     index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
-    if not mode.enabled or mode.tracer is not None or not any(values[i].requires_grad
-                                                               for i in index):
+    needs_grad = any(values[i].requires_grad for i in index)
+    if not mode.enabled or mode.tracer is not None or not needs_grad:
         return values, None
     outs = _BackwardHookFunction.apply(callback, *[values[i] for i in index])
     values = list(values)

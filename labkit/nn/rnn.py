@@ -93,7 +93,8 @@ class RNNBase(Module):
         super().__init__()
         name = type(self).__name__
         if not isinstance(hidden_size, int) or hidden_size <= 0:
-            raise ValueError(f"{name}: hidden_size must be a positive integer, got {hidden_size!r}.")
+            raise ValueError(f"{name}: hidden_size must be a positive integer, got "
+                             f"{hidden_size!r}.")
         if not isinstance(num_layers, int) or num_layers <= 0:
             raise ValueError(f"{name}: num_layers must be a positive integer, got {num_layers!r}.")
         if isinstance(dropout, bool) or not 0 <= dropout <= 1:
@@ -148,10 +149,10 @@ class RNNBase(Module):
                 raise TypeError(f"{name}: expected a tensor or a PackedSequence as input, got "
                                 f"{type(input).__name__}.")
             if input.ndim not in (2, 3):
+                layout = "(N, L, input_size)" if self.batch_first else "(L, N, input_size)"
                 raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D "
-                                 f"tensor of shape {tuple(input.shape)} (want (L, N, "
-                                 f"input_size){' with batch_first (N, L, ...)' if self.batch_first else ''}"
-                                 ", or (L, input_size) unbatched).")
+                                 f"tensor of shape {tuple(input.shape)} (want {layout}, or "
+                                 "(L, input_size) unbatched).")
             unbatched = input.ndim == 2
             x = input.unsqueeze(1) if unbatched else (
                 input.transpose(0, 1) if self.batch_first else input)
@@ -310,7 +311,8 @@ class RNNCellBase(Module):
 
     def __init__(self, mode, input_size, hidden_size, bias, device=None, dtype=None):
         super().__init__()
-        self.mode, self.input_size, self.hidden_size, self.bias = mode, input_size, hidden_size, bias
+        self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
+        self.bias = bias
         gates = _GATES[mode] * hidden_size
         self.weight_ih = Parameter(empty(gates, input_size, device=device, dtype=dtype))
         self.weight_hh = Parameter(empty(gates, hidden_size, device=device, dtype=dtype))
