@@ -262,3 +262,18 @@ def test_to_dtype_state_dict_keep_vars_and_non_persistent_buffers():
         assert [n for n, _ in m.named_buffers()] == ["seen", "count"]
         with pytest.raises(TypeError):
             m.to(lib.int64)
+
+
+def test_always_call_forward_hook_runs_when_forward_raises():
+    for lib in (torch, labkit):
+        class Boom(lib.nn.Module):
+            def forward(self, x):
+                raise ValueError("boom")
+        seen = []
+        m = Boom()
+        m.register_forward_hook(lambda mod, args, out: seen.append(("always", out)),
+                                always_call=True)
+        m.register_forward_hook(lambda mod, args, out: seen.append(("normal", out)))
+        with pytest.raises(ValueError, match="boom"):
+            m(lib.ones(1))
+        assert seen == [("always", None)]

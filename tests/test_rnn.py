@@ -246,3 +246,12 @@ def test_embedding_from_pretrained():
             assert_close(le.weight.grad, te.weight.grad)
     with pytest.raises(ValueError, match="2-D"):
         nn.Embedding.from_pretrained(labkit.zeros(3))
+
+
+def test_all_weights_and_flatten_parameters():
+    tm, lm = _pair("LSTM", 3, 4, num_layers=2, bidirectional=True)
+    lm.flatten_parameters()
+    tm.flatten_parameters()
+    assert [[tuple(w.shape) for w in ws] for ws in lm.all_weights] == \
+        [[tuple(w.shape) for w in ws] for ws in tm.all_weights]
+    assert lm.all_weights[1][0] is lm.weight_ih_l0_reverse

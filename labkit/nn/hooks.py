@@ -49,6 +49,7 @@ def add_hook(registry, hook, prepend=False, extra=()):
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_forward_hooks_with_kwargs = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
 _global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
 _global_is_full = [None]   # full or old-style global backward hooks (they cannot be mixed)
@@ -61,8 +62,9 @@ def register_module_forward_pre_hook(hook):
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """hook(module, args, output) after every module's forward."""
-    return add_hook(_global_forward_hooks, hook,
-                    extra=(_global_forward_hooks_with_kwargs,) if with_kwargs else ())
+    extra = ((_global_forward_hooks_with_kwargs,) if with_kwargs else ()) + \
+        ((_global_forward_hooks_always_called,) if always_call else ())
+    return add_hook(_global_forward_hooks, hook, extra=extra)
 
 
 def register_module_full_backward_pre_hook(hook):

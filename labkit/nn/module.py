@@ -5,6 +5,7 @@ module, `self.w = nn.Parameter(...)` a parameter, `self.register_buffer("mean", 
 that is state but not learned. Everything else (parameters(), state_dict(), to(), train(),
 zero_grad()) walks that tree. You write only __init__ and forward; autograd does backward.
 """
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ..engine.device import Device
@@ -44,6 +45,7 @@ class Module:
             set_(self, name, OrderedDict())
         set_(self, "_forward_pre_hooks_with_kwargs", {})
         set_(self, "_forward_hooks_with_kwargs", {})
+        set_(self, "_forward_hooks_always_called", {})
         set_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
@@ -62,7 +64,29 @@ class Module:
 
     def _call_with_hooks(self, args, kwargs):
         """torch's order: forward pre-hooks (global first), the inputs' backward-hook identity,
-        forward, forward hooks, the outputs' backward-hook identity."""
+        forward, forward hooks, the outputs' backward-hook identity. If something raises,
+        the forward hooks registered with always_call=True still run (with output None)."""
+        called = set()
+        try:
+            return self._hooked_call(args, kwargs, called)
+        except Exception:
+            for key, hook in [*_hooks._global_forward_hooks.items(),
+                              *self._forward_hooks.items()]:
+                if key in called or not (key in self._forward_hooks_always_called or
+                                         key in _hooks._global_forward_hooks_always_called):
+                    continue
+                try:
+                    if key in self._forward_hooks_with_kwargs:
+                        hook(self, args, kwargs, None)
+                    else:
+                        hook(self, args, None)
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=2)
+            raise
+
+    def _hooked_call(self, args, kwargs, called):
         for key, hook in [*_hooks._global_forward_pre_hooks.items(),
                           *self._forward_pre_hooks.items()]:
             if key in self._forward_pre_hooks_with_kwargs:
@@ -84,6 +108,7 @@ class Module:
             args = bw.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
         for key, hook in [*_hooks._global_forward_hooks.items(), *self._forward_hooks.items()]:
+            called.add(key)
             if key in self._forward_hooks_with_kwargs or \
                     key in _hooks._global_forward_hooks_with_kwargs:
                 new = hook(self, args, kwargs, out)
@@ -116,9 +141,10 @@ class Module:
                               always_call=False):
         """hook(module, args, output) runs after forward (to look at activations, e.g. for a
         histogram); it may return a replacement output. With with_kwargs,
-        hook(module, args, kwargs, output)."""
-        return _hooks.add_hook(self._forward_hooks, hook, prepend,
-                               (self._forward_hooks_with_kwargs,) if with_kwargs else ())
+        hook(module, args, kwargs, output). With always_call, it runs even if forward raises."""
+        extra = ((self._forward_hooks_with_kwargs,) if with_kwargs else ()) + \
+            ((self._forward_hooks_always_called,) if always_call else ())
+        return _hooks.add_hook(self._forward_hooks, hook, prepend, extra)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """hook(module, grad_output) runs when the gradients of the module's outputs are known;

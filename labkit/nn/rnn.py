@@ -130,6 +130,17 @@ class RNNBase(Module):
         for p in self.parameters():
             init.uniform_(p, -k, k)
 
+    def flatten_parameters(self):
+        """Does nothing: torch packs the weights into one buffer for cuDNN; labkit keeps them
+        apart (programs call this before forward, so it exists)."""
+
+    @property
+    def all_weights(self):
+        """[[weight_ih, weight_hh, bias_ih, bias_hh] for each layer and direction]."""
+        n = 4 if self.bias else 2
+        names = self._flat_weights_names
+        return [[getattr(self, w) for w in names[i:i + n]] for i in range(0, len(names), n)]
+
     def _layer_params(self, layer, d):
         sfx = f"_l{layer}" + ("_reverse" if d else "")
         get = self._parameters.get
