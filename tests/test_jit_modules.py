@@ -196,3 +196,21 @@ def test_torchscript_tutorial_mix_of_script_and_trace():
     for a, b in zip(results[labkit]["gate"], results[torch]["gate"]):
         assert_close(a, b)
     assert "MyRNNLoop" in results[labkit]["code"]   # the scripted loop is one call in the trace
+
+
+def test_trace_lstm_nested_outputs_matches_torch():
+    """An LSTM returns (output, (h_n, c_n)): a trace keeps the nesting, and the traced module
+    shows the LSTM's parameters under torch's names."""
+    torch.manual_seed(0)
+    tm = torch.nn.LSTM(3, 4, num_layers=2).double()
+    lm = labkit.nn.LSTM(3, 4, num_layers=2).double()
+    _load(lm, tm)
+    x = np.random.default_rng(0).standard_normal((5, 2, 3))
+    tt = torch.jit.trace(tm, torch.tensor(x))
+    lt = labkit.jit.trace(lm, labkit.tensor(x))
+    lout, (lh, lc) = lt(labkit.tensor(x))
+    tout, (th, tc) = tt(torch.tensor(x))
+    for a, b in ((lout, tout), (lh, th), (lc, tc)):
+        assert_close(a.detach(), b.detach())
+    assert [n for n, _ in lt.named_parameters()] == [n for n, _ in tt.named_parameters()]
+    assert lt.weight_hh_l1 is lm.weight_hh_l1
