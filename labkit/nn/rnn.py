@@ -176,8 +176,8 @@ class RNNBase(Module):
                                    f"RNN (input shape {tuple(input.shape)}).")
             batch = x.shape[1]
             x_steps = [x[t] for t in range(x.shape[0])]
-        state = self._initial_state(hx, batch, unbatched, packed and input.sorted_indices,
-                                    x_steps, dirs)
+        state = self._initial_state(hx, batch, unbatched,
+                                    input.sorted_indices if packed else None, dirs)
         step = _STEPS[self.mode]
         finals = []
         for layer in range(self.num_layers):
@@ -188,7 +188,7 @@ class RNNBase(Module):
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
                 sizes = [s.shape[0] for s in x_steps]
-                gi = _split_steps(F.linear(cat(x_steps), w_ih, b_ih), sizes) if x_steps else []
+                gi = _split_steps(F.linear(cat(x_steps), w_ih, b_ih), sizes)
                 s0 = _index_state(state, layer * dirs + d)
                 outs, last = _run(step, gi, s0, w_hh, b_hh, reverse=bool(d))
                 per_dir.append(outs)
@@ -209,7 +209,9 @@ class RNNBase(Module):
             out = out.transpose(0, 1)
         return out, h_n
 
-    def _initial_state(self, hx, batch, unbatched, sorted_indices, x_steps, dirs):
+    def _initial_state(self, hx, batch, unbatched, sorted_indices, dirs):
+        """h_0 (and c_0) as (layers * directions, batch, hidden), zeros when not given, in the
+        packed batch's order (longest first) when the input was sorted for packing."""
         name = type(self).__name__
         like = self.weight_ih_l0
         n_state = self.num_layers * dirs
@@ -231,7 +233,7 @@ class RNNBase(Module):
                                    "hidden_size).")
         if unbatched:
             parts = tuple(h.unsqueeze(1) for h in parts)
-        if sorted_indices is not None and sorted_indices is not False:
+        if sorted_indices is not None:
             parts = tuple(h[:, sorted_indices] for h in parts)
         return parts if is_lstm else parts[0]
 
