@@ -196,13 +196,13 @@ def test_pack_errors():
 
 @pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
 @pytest.mark.parametrize("lengths", [LENGTHS, [2, 5, 1, 3]], ids=["sorted", "unsorted"])
-def test_layers_take_packed_sequences(cls, lengths):
+def test_layers_take_packed_sequences(cls, lengths, device):
     """Each sequence's h_n is the state after its own last step (forward) or first step
     (reverse direction), and the packed output matches torch's."""
     enforce = lengths == sorted(lengths, reverse=True)
-    tm, lm = _pair(cls, 2, 3, num_layers=2, bidirectional=True)
-    lx, tx = _twin((4, 5, 2), 1)
-    lh, th = _twin((4, 4, 3), 2)
+    tm, lm = _pair(cls, 2, 3, num_layers=2, bidirectional=True, device=device)
+    lx, tx = _twin((4, 5, 2), 1, device)
+    lh, th = _twin((4, 4, 3), 2, device)
     state_l = (lh, lh * 0.5) if cls == "LSTM" else lh
     state_t = (th, th * 0.5) if cls == "LSTM" else th
     lp = rnn_utils.pack_padded_sequence(lx, lengths, batch_first=True, enforce_sorted=enforce)
@@ -255,3 +255,33 @@ def test_all_weights_and_flatten_parameters():
     assert [[tuple(w.shape) for w in ws] for ws in lm.all_weights] == \
         [[tuple(w.shape) for w in ws] for ws in tm.all_weights]
     assert lm.all_weights[1][0] is lm.weight_ih_l0_reverse
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_size_one_everything(cls):
+    """One step, one sequence, one feature, one hidden unit."""
+    tm, lm = _pair(cls, 1, 1, bidirectional=True)
+    lx, tx = _twin((1, 1, 1), 3)
+    pl, pt = _params(lm, tm)
+    _compare(lm(lx), tm(tx), [("x", lx)] + pl, [tx] + pt)
+
+
+BAD_CALLS = [
+    ("LSTM", (3, 4), lambda lib: (lib.zeros(2, 2, 5, dtype=lib.float64),)),
+    ("GRU", (3, 4), lambda lib: (lib.zeros(2, 2, 2, 3, dtype=lib.float64),)),
+    ("RNN", (3, 4), lambda lib: (lib.zeros(2, 2, 3, dtype=lib.float64),
+                                 lib.zeros(1, 3, 4, dtype=lib.float64))),
+    ("GRUCell", (3, 4), lambda lib: (lib.zeros(2, 5, dtype=lib.float64),)),
+    ("RNNCell", (3, 4), lambda lib: (lib.zeros(1, 2, 3, dtype=lib.float64),)),
+]
+
+
+@pytest.mark.parametrize("cls,args,inputs", BAD_CALLS, ids=[c[0] for c in BAD_CALLS])
+def test_bad_inputs_raise_torchs_exception_type(cls, args, inputs):
+    kinds = []
+    for lib in (torch, labkit):
+        layer = getattr(lib.nn, cls)(*args).double()
+        with pytest.raises(Exception) as info:
+            layer(*inputs(lib))
+        kinds.append(type(info.value))
+    assert kinds[1] is kinds[0]

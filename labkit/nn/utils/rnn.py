@@ -40,7 +40,7 @@ def invert_permutation(permutation):
         return None
     inv = np.empty(len(permutation), dtype=np.int64)
     inv[np.asarray(permutation.tolist(), dtype=np.int64)] = np.arange(len(permutation))
-    return tensor(inv, dtype=int64)
+    return tensor(inv, dtype=int64, device=permutation.device)
 
 
 def _lengths_list(lengths):
@@ -76,7 +76,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                 f"exportability. (got lengths {lengths})")
     else:
         order = np.argsort(-np.asarray(lengths, dtype=np.int64), kind="stable")
-        sorted_indices = tensor(order, dtype=int64)
+        sorted_indices = tensor(order, dtype=int64, device=input.device)   # as torch: beside data
         lengths = [lengths[i] for i in order]
         input = input[:, sorted_indices]
     if lengths and lengths[-1] <= 0:
@@ -113,10 +113,10 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         rows.append(full((B,) + feat, padding_value, dtype=data.dtype, device=data.device))
     padded = stack(rows)
     lengths = [sum(1 for b in batch_sizes if b > i) for i in range(B)]
-    lengths = tensor(lengths, dtype=int64)
     if sequence.unsorted_indices is not None:
         padded = padded[:, sequence.unsorted_indices]
-        lengths = lengths[sequence.unsorted_indices]
+        lengths = [lengths[i] for i in sequence.unsorted_indices.tolist()]
+    lengths = tensor(lengths, dtype=int64)          # on the cpu, as torch returns them
     return (padded.transpose(0, 1) if batch_first else padded), lengths
 
 
