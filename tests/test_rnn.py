@@ -285,3 +285,26 @@ def test_bad_inputs_raise_torchs_exception_type(cls, args, inputs):
             layer(*inputs(lib))
         kinds.append(type(info.value))
     assert kinds[1] is kinds[0]
+
+
+@pytest.mark.parametrize("kw", [dict(proj_size=2), dict(proj_size=2, num_layers=2,
+                                                          bidirectional=True, batch_first=True)])
+def test_lstm_projection(kw, device):
+    tm, lm = _pair("LSTM", 3, 4, **kw, device=device)
+    assert repr(lm) == repr(tm)
+    shape = (2, 5, 3) if kw.get("batch_first") else (5, 2, 3)
+    lx, tx = _twin(shape, 1, device)
+    layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    lh, th = _twin((layers, 2, 2), 2, device)
+    lc, tc = _twin((layers, 2, 4), 3, device)
+    pl, pt = _params(lm, tm)
+    _compare(lm(lx, (lh, lc)), tm(tx, (th, tc)), [("x", lx), ("h0", lh), ("c0", lc)] + pl,
+             [tx, th, tc] + pt)
+    packed_l = rnn_utils.pack_padded_sequence(lx.detach(), [5, 3], kw.get("batch_first", False))
+    packed_t = torch.nn.utils.rnn.pack_padded_sequence(tx.detach(), [5, 3],
+                                                       kw.get("batch_first", False))
+    _, (lh_n, _) = lm(packed_l)
+    _, (th_n, _) = tm(packed_t)
+    assert_close(lh_n.detach(), th_n.detach())
+    with pytest.raises(ValueError, match="proj_size"):
+        nn.LSTM(3, 4, proj_size=4)

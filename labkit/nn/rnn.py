@@ -29,13 +29,14 @@ def _rnn_step(act):
     return step
 
 
-def _lstm_step(gi, state, w_hh, b_hh):
+def _lstm_step(gi, state, w_hh, b_hh, w_hr=None):
     """Input, forget, cell and output gates (torch's order i, f, g, o): c' = f c + i g,
-    h' = o tanh(c')."""
+    h' = o tanh(c'), projected to proj_size by w_hr when there is one."""
     h, c = state
     i, f, g, o = (gi + F.linear(h, w_hh, b_hh)).chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else F.linear(h, w_hr)), c
 
 
 def _gru_step(gi, state, w_hh, b_hh):
@@ -71,14 +72,14 @@ def _merge(new, old, n):
     return new if n == old.shape[0] else cat([new, old[n:]])
 
 
-def _run(step, gi_steps, state, w_hh, b_hh, reverse):
+def _run(step, gi_steps, state, weights, reverse):
     """Apply step along the time steps (gi_steps[t] has batch_sizes[t] rows, decreasing):
-    (outputs per step, final state)."""
+    (outputs per step, final state). weights: (w_hh, b_hh), and w_hr for a projection."""
     outs = [None] * len(gi_steps)
     order = range(len(gi_steps) - 1, -1, -1) if reverse else range(len(gi_steps))
     for t in order:
         n = gi_steps[t].shape[0]
-        new = step(gi_steps[t], _head(state, n), w_hh, b_hh)
+        new = step(gi_steps[t], _head(state, n), *weights)
         outs[t] = _hidden(new)
         state = _merge(new, state, n)
     return outs, state
@@ -89,7 +90,8 @@ class RNNBase(Module):
     (gates*H, H), bias_ih_l{k}, bias_hh_l{k}, for every layer k and direction."""
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0, device=None,
+                 dtype=None):
         super().__init__()
         name = type(self).__name__
         if not isinstance(hidden_size, int) or hidden_size <= 0:
@@ -108,16 +110,23 @@ class RNNBase(Module):
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional = float(dropout), bidirectional
+        if not isinstance(proj_size, int) or not 0 <= proj_size < hidden_size:
+            raise ValueError(f"{name}: proj_size has to be a non-negative integer smaller than "
+                             f"hidden_size ({hidden_size}), got {proj_size!r}.")
+        self.proj_size = proj_size
         self._flat_weights_names = []
         gates = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
+        out = proj_size or hidden_size          # the size of h (and of each step's output)
         for layer in range(num_layers):
-            layer_in = input_size if layer == 0 else hidden_size * dirs
+            layer_in = input_size if layer == 0 else out * dirs
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih", (gates, layer_in)), ("weight_hh", (gates, hidden_size))]
+                shapes = [("weight_ih", (gates, layer_in)), ("weight_hh", (gates, out))]
                 if bias:
                     shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                if proj_size:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
                 for pname, shape in shapes:
                     setattr(self, pname + sfx, Parameter(empty(*shape, device=device,
                                                                dtype=dtype)))
@@ -137,15 +146,17 @@ class RNNBase(Module):
     @property
     def all_weights(self):
         """[[weight_ih, weight_hh, bias_ih, bias_hh] for each layer and direction]."""
-        n = 4 if self.bias else 2
+        n = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         names = self._flat_weights_names
         return [[getattr(self, w) for w in names[i:i + n]] for i in range(0, len(names), n)]
 
     def _layer_params(self, layer, d):
         sfx = f"_l{layer}" + ("_reverse" if d else "")
         get = self._parameters.get
-        return (get("weight_ih" + sfx), get("weight_hh" + sfx), get("bias_ih" + sfx),
-                get("bias_hh" + sfx))
+        weights = (get("weight_hh" + sfx), get("bias_hh" + sfx))
+        if self.proj_size:
+            weights += (get("weight_hr" + sfx),)
+        return get("weight_ih" + sfx), get("bias_ih" + sfx), weights
 
     def forward(self, input, hx=None):
         name = type(self).__name__
@@ -186,11 +197,11 @@ class RNNBase(Module):
                                        [s.shape[0] for s in x_steps])
             per_dir = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, d)
+                w_ih, b_ih, weights = self._layer_params(layer, d)
                 sizes = [s.shape[0] for s in x_steps]
                 gi = _split_steps(F.linear(cat(x_steps), w_ih, b_ih), sizes)
                 s0 = _index_state(state, layer * dirs + d)
-                outs, last = _run(step, gi, s0, w_hh, b_hh, reverse=bool(d))
+                outs, last = _run(step, gi, s0, weights, reverse=bool(d))
                 per_dir.append(outs)
                 finals.append(last)
             x_steps = per_dir[0] if dirs == 1 else [cat(pair, -1) for pair in zip(*per_dir)]
@@ -215,18 +226,20 @@ class RNNBase(Module):
         name = type(self).__name__
         like = self.weight_ih_l0
         n_state = self.num_layers * dirs
-        want = (n_state, self.hidden_size) if unbatched else (n_state, batch, self.hidden_size)
+        h_size = self.proj_size or self.hidden_size
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            h = zeros(n_state, batch, self.hidden_size, dtype=like.dtype, device=like.device)
-            return (h, h) if is_lstm else h
+            h = zeros(n_state, batch, h_size, dtype=like.dtype, device=like.device)
+            c = zeros(n_state, batch, self.hidden_size, dtype=like.dtype, device=like.device)
+            return (h, c) if is_lstm else h
         parts = hx if is_lstm else (hx,)
         if is_lstm and not (isinstance(hx, tuple) and len(hx) == 2):
             raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0), got {type(hx).__name__}.")
         if not is_lstm and not isinstance(hx, Tensor):
             raise TypeError(f"{name}: hx must be a tensor, got {type(hx).__name__} (only LSTM "
                             "takes a tuple (h_0, c_0)).")
-        for which, h in zip(("h_0", "c_0"), parts):
+        for which, h, size in zip(("h_0", "c_0"), parts, (h_size, self.hidden_size)):
+            want = (n_state, size) if unbatched else (n_state, batch, size)
             if tuple(h.shape) != want:
                 raise RuntimeError(f"{name}: Expected hidden size {want}, got {tuple(h.shape)} "
                                    f"for {which} (num_layers * num_directions, batch, "
@@ -239,6 +252,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"     # (torch leaves out nonlinearity)
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
@@ -293,21 +308,19 @@ class RNN(RNNBase):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or "
                              "'relu'.")
         super().__init__("RNN_" + nonlinearity.upper(), input_size, hidden_size, num_layers,
-                         bias, batch_first, dropout, bidirectional, device, dtype)
+                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 
 class LSTM(RNNBase):
     """Long short-term memory: a cell state c carried beside h, changed only by gated
-    additions, so gradients survive long sequences. hx and the returned state are (h, c)."""
+    additions, so gradients survive long sequences. hx and the returned state are (h, c).
+    With proj_size, h is projected to that size at every step (weight_hr_l{k})."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
-        if proj_size:
-            raise NotImplementedError("LSTM: proj_size is not supported by labkit; project h "
-                                      "with an nn.Linear after the LSTM instead.")
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, device, dtype)
+                         dropout, bidirectional, proj_size, device, dtype)
 
 
 class GRU(RNNBase):
@@ -316,7 +329,7 @@ class GRU(RNNBase):
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, device=None, dtype=None):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, device, dtype)
+                         dropout, bidirectional, device=device, dtype=dtype)
 
 
 class RNNCellBase(Module):
