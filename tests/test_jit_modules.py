@@ -214,3 +214,27 @@ def test_trace_lstm_nested_outputs_matches_torch():
         assert_close(a.detach(), b.detach())
     assert [n for n, _ in lt.named_parameters()] == [n for n, _ in tt.named_parameters()]
     assert lt.weight_hh_l1 is lm.weight_hh_l1
+
+
+def test_script_module_with_lstm_nested_unpacking():
+    """out, (h, c) = self.lstm(x): nested tuple targets, each level kept whole."""
+    def build(lib):
+        class Tagger(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = lib.nn.LSTM(3, 4, batch_first=True)
+                self.head = lib.nn.Linear(4, 2)
+
+            def forward(self, x):
+                out, (h, c) = self.lstm(x)
+                return self.head(out) + c.sum(), h
+        return Tagger().double()
+    torch.manual_seed(0)
+    tm, lm = build(torch), build(labkit)
+    _load(lm, tm)
+    x = np.random.default_rng(0).standard_normal((2, 5, 3))
+    ls = labkit.jit.script(lm)
+    lout = ls(labkit.tensor(x))
+    tout = torch.jit.script(tm)(torch.tensor(x))
+    for a, b in zip(lout, tout):
+        assert_close(a.detach(), b.detach())

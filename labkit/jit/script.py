@@ -53,11 +53,12 @@ class _Tuple(list):
 
 
 def _keep_tuple(result):
-    return _Tuple(result) if isinstance(result, tuple) else result
+    """A (possibly nested) tuple result as _Tuples, so no level is spread out and cut."""
+    return _Tuple(_keep_tuple(r) for r in result) if isinstance(result, tuple) else result
 
 
 def _untuple(x):
-    return tuple(x) if isinstance(x, _Tuple) else x
+    return tuple(_untuple(r) for r in x) if isinstance(x, _Tuple) else x
 
 
 def _method(name):
@@ -221,10 +222,11 @@ class _Compiler:
     def assign(self, target, value, env, g):
         if isinstance(target, ast.Name):
             env[target.id] = value
-        elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-            for i, e in enumerate(target.elts):
-                env[e.id] = value[i] if isinstance(value, tuple) else \
-                    self.node(g, "getitem", operator.getitem, (value, i))
+        elif isinstance(target, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Tuple))
+                                                   for e in target.elts):
+            for i, e in enumerate(target.elts):      # (nested: out, (h, c) = self.lstm(x))
+                self.assign(e, value[i] if isinstance(value, tuple) else
+                            self.node(g, "getitem", operator.getitem, (value, i)), env, g)
         else:
             raise self.error(target, "assigning to an attribute or an item",
                              "assign to a plain variable name (or a tuple of names)")
