@@ -277,3 +277,17 @@ def test_always_call_forward_hook_runs_when_forward_raises():
         with pytest.raises(ValueError, match="boom"):
             m(lib.ones(1))
         assert seen == [("always", None)]
+
+
+def test_inplace_on_a_hooked_output_is_caught():
+    """The hooked output shares memory with the module's real output, which Sigmoid saved:
+    changing it in place must raise (torch at the in-place op, labkit at backward), never
+    give a wrong gradient."""
+    for lib in (torch, labkit):
+        s = lib.nn.Sigmoid()
+        s.register_full_backward_hook(lambda *a: None)
+        x = lib.tensor([0.5, -1.0], requires_grad=True)
+        with pytest.raises(RuntimeError):
+            y = s(x * 1)
+            y.mul_(2)
+            y.sum().backward()

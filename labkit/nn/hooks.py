@@ -119,7 +119,11 @@ def _pass_through(callback, values):
     outs = _BackwardHookFunction.apply(callback, *[values[i] for i in index])
     values = list(values)
     for i, o in zip(index, outs):
-        values[i] = o
+        src = values[i]
+        if src._vc is None:
+            src._vc = [0]
+        o._vc = src._vc     # same memory, same version: an in-place change to one is seen
+        values[i] = o       # by whatever saved the other (an error, not a wrong gradient)
     return tuple(values), index
 
 
