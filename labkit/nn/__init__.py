@@ -21,3 +21,9 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "Dropout", "BatchNorm1d", "Embedding", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
            "Softmax", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss",
            "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils"]
+from .layernorm import LayerNorm  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["LayerNorm", "MultiheadAttention", "Transformer", "TransformerEncoder",
+            "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
