@@ -302,3 +302,14 @@ def test_mha_errors():
         m(x, x, x, key_padding_mask=labkit.zeros(2, 4).bool())
     with pytest.raises(AssertionError, match="bool and floating"):
         m(x, x, x, key_padding_mask=labkit.zeros(2, 3, dtype=labkit.int64))
+
+
+def test_mha_mismatched_mask_types_warn_as_torch():
+    m = nn.MultiheadAttention(4, 2)
+    x = labkit.randn(3, 2, 4)
+    with pytest.warns(UserWarning, match="mismatched key_padding_mask and attn_mask"):
+        m(x, x, x, attn_mask=labkit.zeros(3, 3), key_padding_mask=labkit.zeros(2, 3).bool())
+    with pytest.warns(UserWarning, match="mismatched key_padding_mask and attn_mask"):
+        t = torch.nn.MultiheadAttention(4, 2)
+        xt = torch.randn(3, 2, 4)
+        t(xt, xt, xt, attn_mask=torch.zeros(3, 3), key_padding_mask=torch.zeros(2, 3).bool())

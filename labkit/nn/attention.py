@@ -6,6 +6,7 @@ Attention lets every position (a query) take a weighted mean of the values, weig
 well the query matches each key: softmax(q k^T / sqrt(d)) v.
 """
 import math
+import warnings
 
 from ..engine.creation import arange, zeros
 from ..engine.functional import linear, softmax
@@ -215,6 +216,10 @@ class MultiheadAttention(Module):
         if key.shape[:2] != value.shape[:2] or key.shape[1] != N:
             raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape "
                                  f"{tuple(value.shape)} (or query's batch size {N}).")
+        if key_padding_mask is not None and attn_mask is not None and \
+                (key_padding_mask.dtype.name == "bool") != (attn_mask.dtype.name == "bool"):
+            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                          "Use same type for both instead.")
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
         if is_causal and key_padding_mask is None and not need_weights:
