@@ -27,6 +27,8 @@ from .engine.ops.erf import erf  # noqa: F401
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa
+                     HalfTensor, IntTensor, LongTensor, ShortTensor, range)
 
 __version__ = "0.1.0"
 float = float32

@@ -3,3 +3,4 @@ from .engine import (Function, GradcheckError, backward, detect_anomaly, gradche
                      set_detect_anomaly)
 from .engine.function import Node  # noqa: F401
 from .engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
+from .legacy import Variable  # noqa: F401,E402  (deprecated alias, as torch.autograd.Variable)
