@@ -107,7 +107,7 @@ def _from_data(data):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data (numbers, nested lists, numpy arrays, tensors)."""
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:     # with a dtype, Python floats go there directly
         arr = _infer(arr)
     return _finish(np.array(arr, copy=True), dtype, device, requires_grad)
 
