@@ -185,3 +185,43 @@ def test_layer_norm(shape, normalized):
              lambda x, w, b: torch.nn.functional.layer_norm(x, n, w, b), arrays)
     assert list(nn.LayerNorm(normalized).state_dict()) == \
         list(torch.nn.LayerNorm(normalized).state_dict())
+
+
+@pytest.mark.parametrize("pad_rows", [[5, 3], [5, 5], [0, 4]])
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_zeroes_padding_as_torch(pad_rows, grad):
+    """torch's nested-tensor path: in eval mode without gradients, padded positions come out
+    as zeros (then through the final norm); with gradients they are computed. Either way the
+    other positions agree."""
+    import warnings
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(
+            8, 2, 16, batch_first=True), 2, norm=torch.nn.LayerNorm(8))
+    mine, ref = load_from_torch(nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, 16, batch_first=True), 2, norm=nn.LayerNorm(8)), ref)
+    mine.eval(), ref.eval()
+    x, pad = rand_array((2, 5, 8), 1), padding(2, 5, pad_rows)
+    with torch.set_grad_enabled(grad), labkit.set_grad_enabled(grad):
+        r = ref(torch.tensor(x), src_key_padding_mask=torch.tensor(pad))
+        m = mine(labkit.tensor(x), src_key_padding_mask=labkit.tensor(pad))
+    r = r.detach().numpy()
+    m = m.detach().numpy()
+    assert np.isnan(r).sum() == np.isnan(m).sum()
+    np.testing.assert_allclose(np.nan_to_num(m), np.nan_to_num(r), rtol=1e-7, atol=1e-10)
+
+
+def test_encoder_nested_tensor_warning_as_torch():
+    import warnings
+
+    def caught(lib):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(4, 2), 1)
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(4, 2, batch_first=True), 1)
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(4, 1, batch_first=True), 1)
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(4, 2), 1,
+                                      enable_nested_tensor=False)
+        return [str(x.message) for x in w]
+    assert caught(labkit) == caught(torch) and len(caught(torch)) == 2

@@ -3,10 +3,13 @@ wrapped in a residual connection and a LayerNorm), stacks of them, and nn.Transf
 torch's arguments, submodule names and state_dict keys, so a torch checkpoint loads as it is.
 """
 import copy
+import warnings
 
 from ..engine.creation import arange, full
+from ..engine.grad_mode import is_grad_enabled
 from . import functional as F
 from . import init
+from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
@@ -24,6 +27,15 @@ def _activation(activation):
     if callable(activation):
         return activation
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+def _relu_or_gelu(activation):
+    """torch's activation_relu_or_gelu flag: 1 for ReLU, 2 for GELU, else 0."""
+    if activation is F.relu or isinstance(activation, ReLU):
+        return 1
+    if activation is F.gelu or isinstance(activation, GELU):
+        return 2
+    return 0
 
 
 def _clones(module, n):
@@ -51,6 +63,7 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        self.activation_relu_or_gelu = _relu_or_gelu(self.activation)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -125,8 +138,13 @@ class TransformerDecoderLayer(Module):
 
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer applied in turn (layers.0, layers.1, ...), then
-    the optional final norm. enable_nested_tensor and mask_check are accepted for torch's
-    signature; labkit always runs the plain path (padded positions are computed, not zeroed)."""
+    the optional final norm.
+
+    torch's quirk, kept: in inference (eval mode, no gradient needed) with a bool padding mask
+    padded at the end, a batch_first stack that qualifies (enable_nested_tensor) skips the
+    padded positions (nested tensors), so their outputs come back as zeros (then through
+    `norm`). Elsewhere padded positions hold computed values; only masking makes them safe to
+    ignore. Like torch, building one that cannot do this warns when enable_nested_tensor is on."""
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
@@ -134,13 +152,57 @@ class TransformerEncoder(Module):
         self.layers = _clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        why = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why}", stacklevel=2)
+        self.use_nested_tensor = enable_nested_tensor and not why
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        zero_padded = self._skips_padding(src, mask, src_key_padding_mask)
         out = src
         for layer in self.layers:
             out = layer(out, src_mask=mask, is_causal=bool(is_causal),
                         src_key_padding_mask=src_key_padding_mask)
+        if zero_padded is not None:
+            out = out.masked_fill(zero_padded.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
+
+    def _skips_padding(self, src, mask, kpm):
+        """The (N, S) padded positions when torch would take its nested-tensor path, else None."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.ndim != 3 or kpm is None \
+                or mask is not None:
+            return None
+        pad = kpm if kpm.dtype.name == "bool" else kpm != 0
+        if self.mask_check and bool((pad[:, :-1] & pad[:, 1:].logical_not()).any()):
+            return None                       # not padded at the end: torch's plain path
+        tensors = [src] + list(first.parameters())
+        if is_grad_enabled() and any(t.requires_grad for t in tensors):
+            return None
+        return pad
+
+
+def _why_not_nested(layer):
+    """torch's reasons a TransformerEncoder cannot skip padding (an empty string if it can)."""
+    if not isinstance(layer, TransformerEncoderLayer):
+        return "encoder_layer was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    for bad, why in ((layer.norm_first, "encoder_layer.norm_first was True"),
+                     (not attn.batch_first, "encoder_layer.self_attn.batch_first was not True"
+                      "(use batch_first for better inference performance)"),
+                     (not attn._qkv_same_embed_dim,
+                      "encoder_layer.self_attn._qkv_same_embed_dim was not True"),
+                     (attn.in_proj_bias is None, "encoder_layer.self_attn was passed bias=False"),
+                     (not layer.activation_relu_or_gelu,
+                      "encoder_layer.activation_relu_or_gelu was not True"),
+                     (layer.norm1.eps != layer.norm2.eps,
+                      "encoder_layer.norm1.eps was not equal to encoder_layer.norm2.eps"),
+                     (attn.num_heads % 2 == 1, "encoder_layer.self_attn.num_heads is odd")):
+        if bad:
+            return why
+    return ""
 
 
 class TransformerDecoder(Module):
