@@ -168,3 +168,14 @@ def test_old_tutorial_program():
         w.grad.data.zero_()
     assert abs(w.data.numpy()[0, 0] - 2.0) < 1e-3
     assert x.size() == x.shape == (3, 1) and x.size(0) == 3 and x.data.nelement() == 3
+
+
+@pytest.mark.parametrize("args", [(2, 3), (4,), (), (0,), "size"])
+def test_tensor_class_from_sizes(args):
+    """torch.Tensor(2, 3) is an uninitialised float32 tensor of that size (legacy code then
+    fills it: torch.Tensor(2, 3).uniform_()), not a tensor holding the number 2."""
+    mine = labkit.Tensor(labkit.Size([2, 5])) if args == "size" else labkit.Tensor(*args)
+    ref = torch.Tensor(torch.Size([2, 5])) if args == "size" else torch.Tensor(*args)
+    assert tuple(mine.shape) == tuple(ref.shape) and mine.dtype == labkit.float32
+    assert not mine.requires_grad
+    assert_close(labkit.Tensor([[1, 2], [3, 4]]), torch.Tensor([[1, 2], [3, 4]]))
