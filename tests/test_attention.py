@@ -122,7 +122,7 @@ def test_sdpa_masks(kind, device):
     check_op(lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
              lambda q, k, v, m: torch.nn.functional.scaled_dot_product_attention(
                  q, k, v, attn_mask=m), arrays, device=device,
-             requires_grad=[True, True, True, False])
+             requires_grad=[True, True, True, mask.dtype == np.float64])   # float: its grad too
 
 
 def test_sdpa_gqa():
