@@ -313,3 +313,21 @@ def test_mha_mismatched_mask_types_warn_as_torch():
         t = torch.nn.MultiheadAttention(4, 2)
         xt = torch.randn(3, 2, 4)
         t(xt, xt, xt, attn_mask=torch.zeros(3, 3), key_padding_mask=torch.zeros(2, 3).bool())
+
+
+def test_mha_float32_like_torch():
+    """The default dtype: float32 in, float32 out, close to torch's float32 result."""
+    torch.manual_seed(0)
+    ref = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+    mine = nn.MultiheadAttention(8, 2, batch_first=True)
+    mine.load_state_dict({k: labkit.tensor(v.detach().numpy()) for k, v in
+                          ref.state_dict().items()})
+    x = rand_array((2, 4, 8), 1).astype(np.float32)
+    pad = np.array([[False] * 4, [False, False, True, True]])
+    out, w = mine(labkit.tensor(x), labkit.tensor(x), labkit.tensor(x),
+                  key_padding_mask=labkit.tensor(pad))
+    rout, rw = ref(torch.tensor(x), torch.tensor(x), torch.tensor(x),
+                   key_padding_mask=torch.tensor(pad))
+    assert out.dtype == labkit.float32 and w.dtype == labkit.float32
+    assert_close(out, rout, rtol=1e-5, atol=1e-6)
+    assert_close(w, rw, rtol=1e-5, atol=1e-6)
