@@ -19,16 +19,26 @@ _NAMES = {_dt.float32: "FloatTensor", _dt.float64: "DoubleTensor", _dt.float16: 
 
 class _TensorTypeMeta(type):
     """A legacy tensor type: calling it makes a tensor of its dtype (from sizes or from data),
-    and isinstance(x, FloatTensor) asks "is x a float32 tensor on the cpu?", as in torch."""
+    and isinstance(x, FloatTensor) asks "is x a float32 tensor on the cpu?", as in torch.
+    labkit.cuda.FloatTensor & co. do the same on the GPU."""
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and obj.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype and \
+            obj.device.type == ("cuda" if cls.is_cuda else "cpu")
 
     def __call__(cls, *args, device=None):
+        if cls.is_cuda:
+            from .engine.device import cuda_available
+            if not cuda_available():
+                raise TypeError(f"type labkit.cuda.{cls.__name__} not available: no CUDA GPU "
+                                "is usable here. Old code picks its type with `torch.cuda."
+                                f"{cls.__name__} if torch.cuda.is_available() else torch."
+                                f"{cls.__name__}`; modern code passes device= instead.")
+            return _construct(cls.dtype, args, device or "cuda", cls.__name__)
         return _construct(cls.dtype, args, device, cls.__name__)
 
     def __repr__(cls):
-        return f"<class 'labkit.{cls.__name__}'>"
+        return f"<class '{cls.__module__}.{cls.__name__}'>"
 
 
 def _construct(dtype, args, device, name):
@@ -62,12 +72,11 @@ def _construct(dtype, args, device, name):
                     f"{type(bad).__name__} ({name}{args}). Sizes are ints: {name}(2, 3).")
 
 
-def _legacy_type(dtype):
-    cls = _TensorTypeMeta(_NAMES[dtype], (), {"dtype": dtype, "is_cuda": False,
-                                              "__module__": "labkit",
-                                              "__doc__": f"Legacy constructor for {dtype} "
-                                                         "tensors (torch's)."})
-    return cls
+def _legacy_type(dtype, cuda=False):
+    where = "cuda" if cuda else "cpu"
+    return _TensorTypeMeta(_NAMES[dtype], (), {
+        "dtype": dtype, "is_cuda": cuda, "__module__": "labkit.cuda" if cuda else "labkit",
+        "__doc__": f"Legacy constructor for {dtype} tensors on the {where} (torch's)."})
 
 
 FloatTensor = _legacy_type(_dt.float32)
@@ -81,6 +90,7 @@ ByteTensor = _legacy_type(_dt.uint8)
 BoolTensor = _legacy_type(_dt.bool_)
 _BY_NAME = {c.__name__: c for c in (FloatTensor, DoubleTensor, HalfTensor, LongTensor,
                                     IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)}
+CUDA_TYPES = {name: _legacy_type(c.dtype, cuda=True) for name, c in _BY_NAME.items()}
 
 
 class _VariableMeta(type):
@@ -118,7 +128,7 @@ def nelement(x):
 
 
 @tensor_method("type")
-def type_(x, dtype=None, non_blocking=False, **kwargs):
+def type_(x, dtype=None, non_blocking=False):
     """With no argument, the legacy type name ('torch.FloatTensor', 'torch.cuda.LongTensor',
     the names torch prints, so old comparisons keep working); with a legacy type, its name or
     a dtype, this tensor converted (self when it already is that type)."""
@@ -131,9 +141,9 @@ def type_(x, dtype=None, non_blocking=False, **kwargs):
         if len(parts) not in (2, 3) or parts[-1] not in _BY_NAME or \
                 parts[0] not in ("torch", "labkit") or (len(parts) == 3 and parts[1] != "cuda"):
             raise ValueError(f"invalid type: {dtype!r}")
-        device = Device("cuda") if len(parts) == 3 else Device("cpu")
-        dtype = _BY_NAME[parts[-1]]
+        dtype = (CUDA_TYPES if len(parts) == 3 else _BY_NAME)[parts[-1]]
     if isinstance(dtype, _TensorTypeMeta):
+        device = Device("cuda") if dtype.is_cuda else Device("cpu")
         dtype = dtype.dtype
     return x.to(device, dtype, non_blocking=non_blocking)
 

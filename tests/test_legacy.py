@@ -179,3 +179,25 @@ def test_tensor_class_from_sizes(args):
     assert tuple(mine.shape) == tuple(ref.shape) and mine.dtype == labkit.float32
     assert not mine.requires_grad
     assert_close(labkit.Tensor([[1, 2], [3, 4]]), torch.Tensor([[1, 2], [3, 4]]))
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_cuda_types(name, device):
+    """labkit.cuda.FloatTensor & co. exist on every machine (old code names them in a
+    conditional), say cuda in their repr, and make or recognise tensors on the GPU only."""
+    cls, tcls = getattr(labkit.cuda, name), getattr(torch.cuda, name)
+    assert repr(cls) == repr(tcls).replace("torch", "labkit") and cls.is_cuda == tcls.is_cuda
+    assert not isinstance(labkit.zeros(2, dtype=cls.dtype), cls)
+    assert cls is not getattr(labkit, name)
+    if device == "cpu":
+        if not labkit.cuda.is_available():
+            with pytest.raises(TypeError, match="not available"):
+                cls(2)
+        return
+    x = cls([1, 0, 2])
+    assert x.device.type == "cuda" and isinstance(x, cls) and not isinstance(x, getattr(
+        labkit, name))
+    assert x.type() == f"torch.cuda.{name}" and x.type(getattr(labkit, name)).device.type == "cpu"
+    y = labkit.tensor([1, 0, 2]).type(cls)
+    assert y.device.type == "cuda" and y.dtype == cls.dtype
+    assert labkit.tensor([1, 0, 2]).type(f"torch.cuda.{name}").device.type == "cuda"
