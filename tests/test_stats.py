@@ -76,6 +76,9 @@ def test_quantile_edge_cases():
     for shape, dim in [((1,), None), ((), None), ((), 0), ((4, 1), 1), ((6,), 0)]:
         check_op(lambda x: x.quantile(0.4, dim), lambda x: x.quantile(0.4, dim),
                  [rand_array(shape, 6)])
+    check_op(lambda x: x.quantile(labkit.tensor(0.3, dtype=labkit.float64), 1),
+             lambda x: x.quantile(torch.tensor(0.3, dtype=torch.float64), 1),
+             [rand_array((2, 5), 7)])                       # a 0-d q adds no dim
     a = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
     assert_close(labkit.tensor(a).quantile(0.5, 1), torch.tensor(a).quantile(0.5, 1))
     assert_close(labkit.tensor(a).quantile(0.5), torch.tensor(a).quantile(0.5))

@@ -144,8 +144,8 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
-    scalar_q = not isinstance(q, Tensor)
-    if not scalar_q:
+    scalar_q = not isinstance(q, Tensor) or q.ndim == 0
+    if isinstance(q, Tensor):
         if q.ndim > 1:
             raise RuntimeError(f"quantile() q must be a scalar or 1D tensor, got shape "
                                f"{tuple(q.shape)}.")
