@@ -193,6 +193,7 @@ def test_bincount_errors():
 
 
 @pytest.mark.parametrize("data", [[3, 1, 3, 0, 1], [[3.0, 1.0], [3.0, 7.0]], [], [5],
+                                  [1.0, float("nan"), 2.0, float("nan"), 1.0],
                                   [[True, False], [True, True]], 2.5])
 @pytest.mark.parametrize("flags", [(False, False), (True, False), (False, True), (True, True)])
 def test_unique(data, flags):

@@ -90,7 +90,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 class ModeIndex(Function):
     """Index of the most frequent value along the last dim: the smallest such value on ties,
-    at its last occurrence (torch's choice). Integer output: not differentiable."""
+    at its last occurrence (what torch's CPU kernel gives for rows of up to 16 elements; for
+    longer rows torch leaves the choice among equal values unspecified). Integer output."""
 
     @staticmethod
     def forward(ctx, x):
@@ -303,7 +304,7 @@ class Unique(Function):
         a = x._data
         if dim is None:
             vals, inv, counts = xp.unique(a.reshape(-1), return_inverse=True,
-                                          return_counts=True)
+                                          return_counts=True, equal_nan=False)  # nan != nan
             return vals, inv.reshape(a.shape).astype("int64"), counts.astype("int64")
         moved = xp.moveaxis(a, dim, 0)
         vals, inv, counts = xp.unique(moved.reshape(moved.shape[0], -1), axis=0,
