@@ -28,7 +28,8 @@ class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(ones(*shape, device=device, dtype=dtype))

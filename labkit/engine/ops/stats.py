@@ -1,4 +1,4 @@
-"""Statistics helpers with torch's semantics: kthvalue, quantile, mode (differentiable: the
+"""Statistics helpers with torch's semantics: kthvalue, quantile, median, mode (differentiable: the
 gradient goes to the chosen elements), histc, histogram, bincount, unique (counting: not
 differentiable), std_mean and var_mean.
 
@@ -191,6 +191,68 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         elif input.ndim:
             out = out.unsqueeze(lead + out_dims)
     return out
+
+
+median_t = namedtuple("median", ["values", "indices"])
+
+
+class MedianPosition(Function):
+    """Where the lower median sits in each sorted row (last dim): at (n - 1) // 2 of the n
+    non-nan values with ignore_nan, else of all values, except that a row holding nan
+    gives its first nan (sorted last). Integer output: not differentiable."""
+
+    @staticmethod
+    def forward(ctx, s, ignore_nan):
+        xp = s.device.xp
+        a = s._data
+        valid = (~xp.isnan(a)).sum(-1) if a.dtype.kind == "f" else \
+            xp.full(a.shape[:-1], a.shape[-1])
+        if ignore_nan:
+            pos = xp.maximum(valid - 1, 0) // 2
+        else:
+            pos = xp.where(valid < a.shape[-1], valid, (a.shape[-1] - 1) // 2)
+        return xp.asarray(pos).astype("int64")
+
+
+def _median(input, dim, keepdim, ignore_nan, name):
+    if dim is None:
+        x = input.reshape(-1)
+    else:
+        d = _dim(dim, input, name)
+        x = input.permute(*[i for i in range(input.ndim) if i != d], d) if input.ndim else \
+            input.reshape(1)
+    n = x.shape[-1]
+    if n == 0:
+        if dim is None:
+            return where(input.reshape(-1).isnan().any(), 0.0, float("nan")).to(input.dtype) \
+                if input.is_floating_point() else input.sum()
+        raise IndexError(f"{name}(): expected a non-empty dim {dim} to reduce, got shape "
+                         f"{tuple(input.shape)}.")
+    s, order = _sort(x, x.ndim - 1)
+    pos = MedianPosition.apply(s, ignore_nan).unsqueeze(-1)
+    picked = arange(n, device=input.device) == pos              # one True per row
+    values = where(picked, s, 0).sum(-1).to(input.dtype)
+    if dim is None:
+        return values
+    indices = where(picked, order, 0).sum(-1)
+    if input.ndim == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    elif keepdim:
+        values, indices = values.unsqueeze(d), indices.unsqueeze(d)
+    return median_t(values, indices)
+
+
+@tensor_method("median")
+def median(input, dim=None, keepdim=False):
+    """The lower of the two middle values (of all elements, or with dim a (values, indices)
+    pair along it); nan if a nan is there. The gradient goes to the element chosen."""
+    return _median(input, dim, keepdim, False, "median")
+
+
+@tensor_method("nanmedian")
+def nanmedian(input, dim=None, keepdim=False):
+    """median ignoring nan (nan only where every value is nan)."""
+    return _median(input, dim, keepdim, True, "nanmedian")
 
 
 class Histc(Function):
