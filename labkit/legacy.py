@@ -1,6 +1,6 @@
 """The older PyTorch API that tutorials and textbooks still use, behaving (and warning) as
-torch 2.x does: autograd.Variable, the typed constructors FloatTensor, LongTensor ...,
-Tensor.type(), Tensor.nelement(), Tensor.volatile and range().
+torch 2.x does: autograd.Variable, the typed constructors FloatTensor, LongTensor ... (and
+labkit.cuda.FloatTensor ...), Tensor.type(), Tensor.nelement(), Tensor.volatile and range().
 
 Modern code writes labkit.tensor(data, dtype=...), labkit.zeros(size) and x.to(dtype)."""
 import warnings
@@ -9,8 +9,8 @@ import numpy as np
 
 from .engine import dtype as _dt
 from .engine.creation import _finish, arange, empty
-from .engine.device import Device
-from .engine.tensor import Tensor, tensor_method
+from .engine.device import Device, cuda_available
+from .engine.tensor import Size, Tensor, tensor_method
 
 _NAMES = {_dt.float32: "FloatTensor", _dt.float64: "DoubleTensor", _dt.float16: "HalfTensor",
           _dt.int64: "LongTensor", _dt.int32: "IntTensor", _dt.int16: "ShortTensor",
@@ -28,7 +28,6 @@ class _TensorTypeMeta(type):
 
     def __call__(cls, *args, device=None):
         if cls.is_cuda:
-            from .engine.device import cuda_available
             if not cuda_available():
                 raise TypeError(f"type labkit.cuda.{cls.__name__} not available: no CUDA GPU "
                                 "is usable here. Old code picks its type with `torch.cuda."
@@ -55,7 +54,7 @@ def _construct(dtype, args, device, name):
         return empty(*args, dtype=dtype, device=device)
     if len(args) == 1:
         data = args[0]
-        if type(data).__name__ == "Size":           # FloatTensor(x.shape): a size, not data
+        if isinstance(data, Size):                  # FloatTensor(x.shape): a size, not data
             return empty(tuple(data), dtype=dtype, device=device)
         if isinstance(data, Tensor):
             if data.dtype != dtype:
