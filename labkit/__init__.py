@@ -30,7 +30,8 @@ from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa
                      HalfTensor, IntTensor, LongTensor, ShortTensor, range)
 from .engine.ops.stats import (bincount, histc, histogram, kthvalue, median, mode,  # noqa
-                               nanmedian, quantile, std_mean, unique, var_mean)
+                               nanmedian, nanquantile, quantile, std_mean, unique,
+                               var_mean)
 
 __version__ = "0.1.0"
 float = float32

@@ -259,3 +259,19 @@ def test_median_nan_and_ints(fn):
         ref = getattr(torch.tensor(ints), fn)(*args)
         assert_close(mine if not args else mine.values, ref if not args else ref.values)
         assert (mine if not args else mine.values).dtype == labkit.int64
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q,dim,keepdim", [(0.3, None, False), ([0.0, 0.4, 1.0], 1, True),
+                                           (0.5, 0, False)])
+def test_nanquantile(interpolation, q, dim, keepdim):
+    a = rand_array((4, 6), 12)
+    a[0, 1] = a[2, 0] = a[2, 5] = np.nan
+    a[3] = np.nan                                    # a row of nan only: nan
+    def run(lib, x):
+        qq = lib.tensor(q, dtype=lib.float64) if isinstance(q, list) else q
+        return lib.nanquantile(x, qq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+    mine, ref = run(labkit, labkit.tensor(a)), run(torch, torch.tensor(a))
+    assert_close(mine, ref)
+    b = rand_array((3, 5), 13)                       # no nan: quantile's values and gradients
+    check_op(lambda x: run(labkit, x), lambda x: run(torch, x), [b])

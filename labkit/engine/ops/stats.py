@@ -139,50 +139,48 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles (q in [0, 1], a number or a 1-D tensor) along dim, or of all
     elements; between two data points `interpolation` picks how. A slice holding nan gives
     nan. A tensor q adds a leading dim of its length."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+@tensor_method("nanquantile")
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """quantile of the non-nan values of each slice (nan only where all are nan)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     if not input.is_floating_point():
-        raise RuntimeError(f"quantile() input tensor must be either float or double dtype, got "
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype, got "
                            f"{input.dtype}.")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, "
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0
     if isinstance(q, Tensor):
         if q.ndim > 1:
-            raise RuntimeError(f"quantile() q must be a scalar or 1D tensor, got shape "
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor, got shape "
                                f"{tuple(q.shape)}.")
         if q.dtype != input.dtype:
-            raise RuntimeError(f"quantile() q tensor must be same dtype as the input tensor "
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor "
                                f"({q.dtype} vs {input.dtype}).")
     qs = [float(q)] if scalar_q else [float(v) for v in q.reshape(-1).tolist()]
     for v in qs:
         if not 0 <= v <= 1:
-            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {v}")
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v}")
     if dim is None:
         x, out_dims = input.reshape(-1), None
     else:
-        d = _dim(dim, input, "quantile")
+        d = _dim(dim, input, name)
         x = input.permute(*[i for i in range(input.ndim) if i != d], d) if input.ndim else \
             input.reshape(1)
         out_dims = d
     n = x.shape[-1]
     if n == 0:
-        raise IndexError("quantile() input tensor must be non-empty")
+        raise IndexError(f"{name}() input tensor must be non-empty")
     s, _ = _sort(x, x.ndim - 1)
-    has_nan = s[..., -1].isnan()
-    outs = []
-    for v in qs:
-        rank = v * (n - 1)
-        lo, hi = math.floor(rank), math.ceil(rank)
-        if interpolation == "lower":
-            hi = lo
-        elif interpolation == "higher":
-            lo = hi
-        elif interpolation == "nearest":
-            lo = hi = round(rank)           # Python's round: half to even, as torch's
-        a, b = s[..., lo], s[..., hi]
-        w = 0.5 if interpolation == "midpoint" else rank - lo
-        val = a if lo == hi else (a + w * (b - a) if w < 0.5 else b - (b - a) * (1 - w))
-        outs.append(where(has_nan, float("nan"), val))
+    outs = [_nan_quantile(s, v, interpolation) if ignore_nan else
+            where(s[..., -1].isnan(), float("nan"), _sorted_quantile(s, v, interpolation))
+            for v in qs]
     out = stack(outs) if not scalar_q else outs[0]
     lead = 0 if scalar_q else 1
     if keepdim:
@@ -191,6 +189,57 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         elif input.ndim:
             out = out.unsqueeze(lead + out_dims)
     return out
+
+
+def _positions(rank, interpolation):
+    """(lo, hi, weight of hi) for a fractional rank, as torch picks them."""
+    lo, hi = math.floor(rank), math.ceil(rank)
+    if interpolation == "lower":
+        hi = lo
+    elif interpolation == "higher":
+        lo = hi
+    elif interpolation == "nearest":
+        lo = hi = round(rank)               # Python's round: half to even, as torch's
+    return lo, hi, 0.5 if interpolation == "midpoint" else rank - lo
+
+
+def _lerp(a, b, w):
+    """a + w (b - a), computed from the nearer end (torch's lerp, exact at w = 0 and 1)."""
+    return a + w * (b - a) if w < 0.5 else b - (b - a) * (1 - w)
+
+
+def _sorted_quantile(s, v, interpolation):
+    lo, hi, w = _positions(v * (s.shape[-1] - 1), interpolation)
+    return s[..., lo] if lo == hi else _lerp(s[..., lo], s[..., hi], w)
+
+
+class NanQuantilePositions(Function):
+    """Per sorted row, (lo, hi, weight) of the q-th quantile of its non-nan values (which
+    sort first); a row of nan only points at its first nan. Not differentiable."""
+
+    @staticmethod
+    def forward(ctx, s, v, interpolation):
+        xp = s.device.xp
+        valid = (~xp.isnan(s._data)).sum(-1)
+        rank = v * xp.maximum(valid - 1, 0)
+        lo, hi = xp.floor(rank), xp.ceil(rank)
+        if interpolation == "lower":
+            hi = lo
+        elif interpolation == "higher":
+            lo = hi
+        elif interpolation == "nearest":
+            lo = hi = xp.round(rank)        # half to even, as torch
+        w = xp.full(rank.shape, 0.5) if interpolation == "midpoint" else rank - lo
+        return (xp.asarray(lo).astype("int64"), xp.asarray(hi).astype("int64"),
+                xp.asarray(w).astype(s._data.dtype))
+
+
+def _nan_quantile(s, v, interpolation):
+    lo, hi, w = NanQuantilePositions.apply(s.detach(), v, interpolation)
+    pos = arange(s.shape[-1], device=s.device)
+    a = where(pos == lo.unsqueeze(-1), s, 0).sum(-1)
+    b = where(pos == hi.unsqueeze(-1), s, 0).sum(-1)
+    return where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
 median_t = namedtuple("median", ["values", "indices"])
