@@ -1,6 +1,6 @@
-"""Statistics helpers with torch's semantics: kthvalue, quantile, median, mode (differentiable: the
-gradient goes to the chosen elements), histc, histogram, bincount, unique (counting: not
-differentiable), std_mean and var_mean.
+"""Statistics helpers with torch's semantics: kthvalue, quantile/nanquantile,
+median/nanmedian, mode (differentiable: the gradient goes to the chosen elements), histc,
+histogram, bincount, unique (counting: not differentiable), std_mean and var_mean.
 
 Sorting is the one new primitive (Sort, whose backward is the inverse permutation); the
 rest is written from it and from existing ops."""
