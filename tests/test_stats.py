@@ -35,6 +35,8 @@ def test_std_mean_var_mean(fn, args):
     check_op(lambda x: getattr(labkit, fn)(x, 1, keepdim=True, correction=0),
              lambda x: getattr(torch, fn)(x, 1, keepdim=True, correction=0),
              [rand_array((3, 5), 2)])
+    check_op(lambda x: getattr(labkit, fn)(x, keepdim=True),
+             lambda x: getattr(torch, fn)(x, keepdim=True), [rand_array((3, 5), 3)])
 
 
 @pytest.mark.parametrize("shape,k,dim,keepdim", [((5,), 1, -1, False), ((5,), 5, 0, True),

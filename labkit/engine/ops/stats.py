@@ -437,17 +437,21 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else out
 
 
+def _mean(input, dim, keepdim):
+    if dim is not None:
+        return input.mean(dim, keepdim)
+    return input.mean().reshape([1] * input.ndim) if keepdim else input.mean()
+
+
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) in one call."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return (input.var(dim, unbiased, keepdim, correction=correction),
-            input.mean(dim, keepdim) if dim is not None else input.mean())
+    return input.var(dim, unbiased, keepdim, correction=correction), _mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) in one call."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return (input.std(dim, unbiased, keepdim, correction=correction),
-            input.mean(dim, keepdim) if dim is not None else input.mean())
+    return input.std(dim, unbiased, keepdim, correction=correction), _mean(input, dim, keepdim)
