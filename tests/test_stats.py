@@ -277,3 +277,12 @@ def test_nanquantile(interpolation, q, dim, keepdim):
     assert_close(mine, ref)
     b = rand_array((3, 5), 13)                       # no nan: quantile's values and gradients
     check_op(lambda x: run(labkit, x), lambda x: run(torch, x), [b])
+
+
+def test_float64_data_from_python_floats_is_exact():
+    """tensor(..., dtype=float64) keeps Python floats as they are (q = 0.1 stays 0.1, not the
+    float32 0.10000000149): quantile levels and any float64 data written as literals."""
+    for make in (labkit.tensor, labkit.as_tensor):
+        assert make([0.1], dtype=labkit.float64).item() == 0.1
+        assert make(0.1, dtype=labkit.float64).item() == \
+            torch.tensor(0.1, dtype=torch.float64).item()

@@ -117,7 +117,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data.to(device or data.device, dtype) if (dtype or device) else data
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:
         arr = _infer(arr)
     return _finish(arr, dtype, device, False)
 
