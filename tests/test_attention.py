@@ -331,3 +331,18 @@ def test_mha_float32_like_torch():
     assert out.dtype == labkit.float32 and w.dtype == labkit.float32
     assert_close(out, rout, rtol=1e-5, atol=1e-6)
     assert_close(w, rw, rtol=1e-5, atol=1e-6)
+
+
+def test_functional_multi_head_attention_forward():
+    """F.multi_head_attention_forward with a torch module's parameters passed in."""
+    mine, ref = make_mha(6, 2, add_bias_kv=True)
+    x = rand_array((4, 3, 6), 1)
+    pad = np.zeros((3, 4), bool)
+    pad[2, 3] = True
+
+    def call(lib, m, x, p):
+        return lib.nn.functional.multi_head_attention_forward(
+            x, x, x, 6, 2, m.in_proj_weight, m.in_proj_bias, m.bias_k, m.bias_v, False, 0.0,
+            m.out_proj.weight, m.out_proj.bias, key_padding_mask=p, average_attn_weights=False)
+    compare_module(mine, ref, [x, pad], lambda m, x, p: call(
+        labkit if isinstance(x, labkit.Tensor) else torch, m, x, p))

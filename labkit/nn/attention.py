@@ -173,106 +173,120 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         batched = query.ndim == 3
-        if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-            raise AssertionError(f"MultiheadAttention: query, key and value must all be 3-D "
-                                 f"(batched) or all 2-D (unbatched), got shapes "
-                                 f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}.")
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
-                               "the Transformer module method `generate_square_subsequent_mask` "
-                               "to create this mask.")
         if self.batch_first and batched:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        if not batched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        out, weights = self._attend(query, key, value, key_padding_mask, need_weights,
-                                    attn_mask, average_attn_weights, is_causal)
-        if not batched:
-            return out.squeeze(1), (weights.squeeze(0) if weights is not None else None)
-        if self.batch_first:
+        separate = not self._qkv_same_embed_dim
+        out, weights = multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
 
-    def _project(self, query, key, value):
-        E, b = self.embed_dim, self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:E], w[E:2 * E], w[2 * E:]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
 
-    def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask, average,
-                is_causal):
-        """The (L, N, E) computation of torch's multi_head_attention_forward."""
-        L, N, E = query.shape
-        S, H, hd = key.shape[0], self.num_heads, self.head_dim
-        if E != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but "
-                                 f"got {E}")
-        if key.shape[:2] != value.shape[:2] or key.shape[1] != N:
-            raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape "
-                                 f"{tuple(value.shape)} (or query's batch size {N}).")
-        if key_padding_mask is not None and attn_mask is not None and \
-                (key_padding_mask.dtype.name == "bool") != (attn_mask.dtype.name == "bool"):
-            warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
-                          "Use same type for both instead.")
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
-        if is_causal and key_padding_mask is None and not need_weights:
-            attn_mask = None      # torch's hint: SDPA builds the causal mask (no mask gradient)
-        else:
-            is_causal = False
-        if attn_mask is not None:
-            want = (L, S) if attn_mask.ndim == 2 else (N * H, L, S)
-            if tuple(attn_mask.shape) != want:
-                raise RuntimeError(f"The shape of the {attn_mask.ndim}D attn_mask is "
-                                   f"{tuple(attn_mask.shape)}, but should be {want}.")
-            if attn_mask.ndim == 2:
-                attn_mask = attn_mask.unsqueeze(0)
-        q, k, v = self._project(query, key, value)
-        if self.bias_k is not None:
-            k = cat([k, self.bias_k.expand(1, N, E)])
-            v = cat([v, self.bias_v.expand(1, N, E)])
-            attn_mask = _pad_last(attn_mask)
-            key_padding_mask = _pad_last(key_padding_mask)
-        q = q.reshape(L, N * H, hd).transpose(0, 1)
-        k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
-        v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
-        if self.add_zero_attn:
-            k = cat([k, zeros(N * H, 1, hd, dtype=k.dtype, device=k.device)], dim=1)
-            v = cat([v, zeros(N * H, 1, hd, dtype=v.dtype, device=v.device)], dim=1)
-            attn_mask = _pad_last(attn_mask)
-            key_padding_mask = _pad_last(key_padding_mask)
-        S = k.shape[1]
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True, is_causal=False):
+    """nn.MultiheadAttention's computation with the parameters passed in (torch's
+    F.multi_head_attention_forward): (L, N, E) inputs, or unbatched (L, E)."""
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not "
+                                  "supported by labkit; project the keys and values yourself.")
+    batched = query.ndim == 3
+    if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
+        raise AssertionError(f"MultiheadAttention: query, key and value must all be 3-D "
+                             f"(batched) or all 2-D (unbatched), got shapes "
+                             f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}.")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use "
+                           "the Transformer module method `generate_square_subsequent_mask` "
+                           "to create this mask.")
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (N, S):
-                raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got "
-                                     f"{tuple(key_padding_mask.shape)}")
-            kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        p = self.dropout if self.training else 0.0
-        if not need_weights:      # torch hands this case to SDPA (fully masked rows give 0)
-            mask = None if attn_mask is None else attn_mask.unsqueeze(0) \
-                if attn_mask.shape[0] == 1 else attn_mask.reshape(N, H, -1, S)
-            out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
-                                               v.reshape(N, H, S, hd), mask, p, is_causal)
-            out = out.permute(2, 0, 1, 3).reshape(L * N, E)
-            out = linear(out, self.out_proj.weight, self.out_proj.bias)
-            return out.reshape(L, N, E), None
-        scores = (q * math.sqrt(1.0 / hd)) @ k.transpose(-2, -1)
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = softmax(scores, dim=-1)     # a fully masked row gives nan here, as in torch
-        if p > 0.0:
-            weights = F.dropout(weights, p)
-        out = (weights @ v).transpose(0, 1).reshape(L * N, E)
-        out = linear(out, self.out_proj.weight, self.out_proj.bias).reshape(L, N, E)
-        weights = weights.reshape(N, H, L, S)
-        return out, (weights.mean(1) if average else weights)
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    S, H = key.shape[0], num_heads
+    hd = E // H
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
+                             f"got {E}")
+    if key.shape[:2] != value.shape[:2] or key.shape[1] != N:
+        raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape "
+                             f"{tuple(value.shape)} (or query's batch size {N}).")
+    if key_padding_mask is not None and attn_mask is not None and \
+            (key_padding_mask.dtype.name == "bool") != (attn_mask.dtype.name == "bool"):
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
+                      "Use same type for both instead.")
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", query.dtype)
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", query.dtype)
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None      # torch's hint: SDPA builds the causal mask (no mask gradient)
+    else:
+        is_causal = False
+    if attn_mask is not None:
+        want = (L, S) if attn_mask.ndim == 2 else (N * H, L, S)
+        if tuple(attn_mask.shape) != want:
+            raise RuntimeError(f"The shape of the {attn_mask.ndim}D attn_mask is "
+                               f"{tuple(attn_mask.shape)}, but should be {want}.")
+        if attn_mask.ndim == 2:
+            attn_mask = attn_mask.unsqueeze(0)
+    b = in_proj_bias
+    bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
+    if use_separate_proj_weight:
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+    else:
+        wq, wk, wv = in_proj_weight[:E], in_proj_weight[E:2 * E], in_proj_weight[2 * E:]
+    q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    if bias_k is not None:
+        k = cat([k, bias_k.expand(1, N, E)])
+        v = cat([v, bias_v.expand(1, N, E)])
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    q = q.reshape(L, N * H, hd).transpose(0, 1)
+    k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
+    v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
+    if add_zero_attn:
+        k = cat([k, zeros(N * H, 1, hd, dtype=k.dtype, device=k.device)], dim=1)
+        v = cat([v, zeros(N * H, 1, hd, dtype=v.dtype, device=v.device)], dim=1)
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    S = k.shape[1]
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (N, S):
+            raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    p = dropout_p if training else 0.0
+    if not need_weights:      # torch hands this case to SDPA (fully masked rows give 0)
+        mask = None if attn_mask is None else attn_mask.unsqueeze(0) \
+            if attn_mask.shape[0] == 1 else attn_mask.reshape(N, H, -1, S)
+        out = scaled_dot_product_attention(q.reshape(N, H, L, hd), k.reshape(N, H, S, hd),
+                                           v.reshape(N, H, S, hd), mask, p, is_causal)
+        out = out.permute(2, 0, 1, 3).reshape(L * N, E)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+        return (out if batched else out.squeeze(1)), None
+    scores = (q * math.sqrt(1.0 / hd)) @ k.transpose(-2, -1)
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    weights = softmax(scores, dim=-1)     # a fully masked row gives nan here, as in torch
+    if p > 0.0:
+        weights = F.dropout(weights, p)
+    out = (weights @ v).transpose(0, 1).reshape(L * N, E)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+    weights = weights.reshape(N, H, L, S)
+    weights = weights.mean(1) if average_attn_weights else weights
+    return (out, weights) if batched else (out.squeeze(1), weights.squeeze(0))
 
 
 def _pad_last(mask):

@@ -63,5 +63,5 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits"]
 from .layernorm import layer_norm  # noqa: E402
-from .attention import scaled_dot_product_attention  # noqa: E402
-__all__ += ["layer_norm", "scaled_dot_product_attention"]
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
+__all__ += ["layer_norm", "scaled_dot_product_attention", "multi_head_attention_forward"]
