@@ -401,9 +401,9 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs. (got "
                            f"shape {tuple(input.shape)})")
     if minlength < 0:
-        raise RuntimeError(f"minlength should be >= 0, got {minlength}")
+        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}")
     if weights is not None and tuple(weights.shape) != tuple(input.shape):
-        raise RuntimeError(f"weights should be 1-d and have the same length as input "
+        raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input "
                            f"({tuple(weights.shape)} vs {tuple(input.shape)})")
     return Bincount.apply(input, None if weights is None else weights.detach(), int(minlength))
 
