@@ -13,7 +13,7 @@ from .activation import GELU, ReLU
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .dropout import Dropout
-from .layernorm import LayerNorm
+from .normalization import LayerNorm
 from .linear import Linear
 from .module import Module
 
