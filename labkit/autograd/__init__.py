@@ -7,3 +7,4 @@ from ..engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F
 from . import function, functional  # noqa: F401
 from .function import once_differentiable  # noqa: F401
 from .gradgradcheck import gradgradcheck  # noqa: F401
+from ..legacy import Variable  # noqa: F401,E402  (deprecated alias, as torch.autograd.Variable)

@@ -41,3 +41,8 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "UpsamplingBilinear2d", "UpsamplingNearest2d", "PReLU", "Unflatten",
            "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
+            "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
