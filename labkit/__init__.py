@@ -89,4 +89,3 @@ def __getattr__(name):
         from .export import cond
         return cond
     raise AttributeError(f"module 'labkit' has no attribute {name!r}")
-from .engine.ops.histogram import histc, histogram  # noqa: F401,E402

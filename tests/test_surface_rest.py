@@ -167,3 +167,9 @@ def test_argmax_axis_and_sum_keepdims_numpy_spellings():
     check_op(lambda t: lk.sum(t, 1, keepdims=True), lambda t: torch.sum(t, 1, keepdims=True),
              [x])
     check_op(lambda t: t.sum(dim=0, keepdims=True), lambda t: t.sum(dim=0, keepdims=True), [x])
+
+
+def test_histogram_of_an_empty_tensor_like_torch():
+    a, b = lk.histogram(lk.zeros(0), 3), torch.histogram(torch.zeros(0), 3)
+    assert_close(a.bin_edges.numpy(), b.bin_edges.numpy())
+    assert a.hist.tolist() == b.hist.tolist()

@@ -362,12 +362,15 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if isinstance(bins, Tensor):
         edges = bins
     else:
+        if int(bins) <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+                               "dimension 0")
         if range is not None:
             lo, hi = float(range[0]), float(range[1])
         elif input.numel():
             lo, hi = input.min().item(), input.max().item()
         else:
-            lo = hi = 0.0
+            lo, hi = 0.0, 1.0                      # torch's edges for an empty input
         if lo > hi:
             raise RuntimeError(f"torch.histogram: min should not exceed max, but got min {lo} "
                                f"max {hi}")
