@@ -52,4 +52,6 @@ def __getattr__(name):
     if name in ("viz", "jit", "onnx", "bench"):
         import importlib
         return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+    import sys
+    from .engine.unsupported import missing   # a torch API labkit lacks is named as such
+    raise missing("torch", name, sys.modules[__name__])

@@ -144,3 +144,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base, lr in zip(self.base_lrs, self._current())]
         return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
                 * (lr - low) + low for lr in self._current()]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.optim.lr_scheduler")
