@@ -100,3 +100,70 @@ torch.nn.functional.smooth_l1_loss torch.nn.SmoothL1Loss torch.nn.functional.hub
 torch.nn.functional.binary_cross_entropy torch.nn.BCELoss torch.nn.functional.kl_div
 torch.utils.data.Subset torch.utils.data.TensorDataset torch.utils.data.default_collate
 """.split())
+
+# Call forms: how a program calls an API, not just its name (issue #14's keyword forms and
+# options). Each snippet runs with `torch` bound to torch and to labkit (and nn, F, data, io
+# bound to torch.nn, torch.nn.functional, torch.utils.data and io); the table says whether it
+# runs on labkit (it must run on torch, or the generator stops).
+CALL_FORMS = {
+    "torch.matmul(input=, other=)": "torch.matmul(input=torch.ones(2, 2), other=torch.ones(2))",
+    "torch.add(a, b, out=)": "o = torch.empty(2); torch.add(torch.ones(2), torch.ones(2), out=o)",
+    "torch.mul(a, b, out=)": "o = torch.empty(2); torch.mul(torch.ones(2), torch.ones(2), out=o)",
+    "torch.matmul(a, b, out=)": "o = torch.empty(2, 2); torch.matmul(torch.ones(2, 2), "
+                                "torch.ones(2, 2), out=o)",
+    "x.sum(axis=)": "torch.ones(2, 3).sum(axis=1)",
+    "x.sum(1, keepdims=True)": "torch.ones(2, 3).sum(1, keepdims=True)",
+    "x.mean(dim=(0, 1))": "torch.ones(2, 3).mean(dim=(0, 1))",
+    "x.max(dim=1) -> (values, indices)": "v, i = torch.ones(2, 3).max(dim=1); v.shape, i.shape",
+    "torch.max(x, 1) on x.data": "torch.max(torch.ones(2, 3).data, 1)",
+    "torch.randn(size=(2, 3))": "torch.randn(size=(2, 3))",
+    "torch.randint(high, size)": "torch.randint(10, (3,))",
+    "torch.randn(..., generator=g)": "torch.randn(3, generator=torch.Generator().manual_seed(0))",
+    "torch.randperm(n, generator=g)": "torch.randperm(5, generator=torch.Generator().manual_seed(0))",
+    "torch.multinomial(p, n, generator=g)": "torch.multinomial(torch.ones(4), 2, "
+                                            "generator=torch.Generator().manual_seed(0))",
+    "x.type(torch.float64)": "assert torch.ones(2).type(torch.float64).dtype == torch.float64",
+    "x.type() -> 'torch.FloatTensor'": "assert torch.ones(2).type() == 'torch.FloatTensor'",
+    "x // 2 and x % 2": "torch.arange(5) // 2, torch.arange(5) % 2",
+    "param.data.add_(g, alpha=)": "p = torch.ones(2, requires_grad=True); "
+                                  "p.data.add_(torch.ones(2), alpha=-0.1)",
+    "w.data.normal_(0, 0.01)": "torch.empty(3).data.normal_(0, 0.01)",
+    "torch.load(f, weights_only=True)": "b = io.BytesIO(); torch.save({'w': torch.ones(2)}, b); "
+                                        "b.seek(0); torch.load(b, weights_only=True)",
+    "torch.load(f, map_location='cpu')": "b = io.BytesIO(); torch.save(torch.ones(2), b); "
+                                         "b.seek(0); torch.load(b, map_location='cpu')",
+    "torch.save of nested dicts, lists, numbers": "b = io.BytesIO(); torch.save({'a': [1, 2.5, "
+                                                  "(torch.ones(1), None)], 'b': 'x'}, b)",
+    "optimizer.zero_grad(set_to_none=True)": "torch.optim.SGD([torch.ones(1, requires_grad=True)"
+                                             "], lr=0.1).zero_grad(set_to_none=True)",
+    "torch.autograd.grad(..., only_inputs=True)": "x = torch.ones(2, requires_grad=True); "
+                                                  "torch.autograd.grad((x * x).sum(), x, "
+                                                  "only_inputs=True)",
+    "nn.CrossEntropyLoss(weight=, ignore_index=, label_smoothing=, reduction=)":
+        "nn.CrossEntropyLoss(weight=torch.ones(3), ignore_index=-100, label_smoothing=0.1, "
+        "reduction='sum')(torch.zeros(2, 3), torch.tensor([0, -100]))",
+    "nn.NLLLoss(weight=, ignore_index=)": "nn.NLLLoss(weight=torch.ones(3), ignore_index=1)"
+                                          "(torch.zeros(2, 3), torch.tensor([0, 1]))",
+    "nn.BCEWithLogitsLoss(pos_weight=)": "nn.BCEWithLogitsLoss(pos_weight=torch.ones(2))"
+                                         "(torch.zeros(3, 2), torch.ones(3, 2))",
+    "nn.ReLU(inplace=True)": "nn.ReLU(inplace=True)(torch.ones(2))",
+    "nn.LeakyReLU(0.2, inplace=True)": "nn.LeakyReLU(0.2, inplace=True)(torch.ones(2))",
+    "nn.Conv2d(groups=)": "nn.Conv2d(4, 4, 3, groups=2)(torch.ones(1, 4, 5, 5))",
+    "nn.Conv2d(padding='same')": "nn.Conv2d(1, 2, 3, padding='same')(torch.ones(1, 1, 5, 5))",
+    "nn.MaxPool2d(ceil_mode=True)": "nn.MaxPool2d(2, ceil_mode=True)(torch.ones(1, 1, 5, 5))",
+    "nn.MaxPool2d(return_indices=True)": "nn.MaxPool2d(2, return_indices=True)"
+                                         "(torch.ones(1, 1, 4, 4))",
+    "nn.Sequential item assignment": "m = nn.Sequential(nn.Linear(2, 2)); m[0] = nn.Linear(2, 3)",
+    "data.TensorDataset of 3 tensors": "data.TensorDataset(torch.ones(4, 2), torch.ones(4), "
+                                       "torch.zeros(4))[1]",
+    "data.default_collate on dicts, namedtuples, strings":
+        "import collections; P = collections.namedtuple('P', 'x y'); "
+        "data.default_collate([{'a': P(torch.ones(1), 'u')}, {'a': P(torch.ones(1), 'v')}])",
+    "data.DataLoader(generator=, worker_init_fn=, collate_fn=)":
+        "list(data.DataLoader(list(range(6)), batch_size=2, shuffle=True, "
+        "generator=torch.Generator().manual_seed(0), worker_init_fn=lambda i: None, "
+        "collate_fn=lambda b: b))",
+    "data.DataLoader(prefetch_factor=, persistent_workers=)":
+        "data.DataLoader(list(range(6)), batch_size=2, num_workers=0, prefetch_factor=None, "
+        "persistent_workers=False)",
+}

@@ -28,7 +28,10 @@ DataLoader), or a method call / attribute on some other object whose name is a p
 attribute of torch.Tensor, torch.nn.Module, torch.optim.Optimizer or LRScheduler (x.view(...),
 model.eval(), optimizer.step()); such a use is supported when labkit has the name on every one
 of those classes that has it in torch. Keyword arguments are not checked by this count (the
-programs themselves check them, by running).
+programs themselves check them, by running); the table's "Call forms" section runs the option
+and keyword forms listed in compat_notes.CALL_FORMS on torch and on labkit, and its program
+list shows which programs are expected failures on labkit (LABKIT_LACKS in
+tests/compat/test_programs.py, read with ast).
 """
 import argparse
 import ast
@@ -41,7 +44,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from compat_notes import DIFFERENCES, ISSUE_14, REASONS  # noqa: E402
+from compat_notes import CALL_FORMS, DIFFERENCES, ISSUE_14, REASONS  # noqa: E402
 
 DOC = ROOT / "docs" / "compat.md"
 API_LIST = ROOT / "labkit" / "engine" / "torch_api.txt"
@@ -256,13 +259,49 @@ def coverage(torch, labkit):
     return result
 
 
+# --- call forms: keyword arguments and options -----------------------------------------------
+
+def _run_form(module, code):
+    """None if `code` runs with `torch` bound to `module`, else the error (type: first line)."""
+    import io
+    env = {"torch": module, "nn": module.nn, "F": module.nn.functional,
+           "data": module.utils.data, "io": io}
+    try:
+        exec(code, env)
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        first = re.sub(r" at 0x[0-9a-f]+", "", first)       # no addresses in the table
+        return f"{type(e).__name__}: {first[:120]}"
+    return None
+
+
+def call_forms(torch, labkit):
+    """[(form, labkit's error or None)]; every form must run on torch."""
+    rows = []
+    for form, code in CALL_FORMS.items():
+        error = _run_form(torch, code)
+        if error:
+            raise RuntimeError(f"compat_notes.CALL_FORMS[{form!r}] fails on torch: {error}")
+        rows.append((form, _run_form(labkit, code)))
+    return rows
+
+
+def expected_failures():
+    """test_programs.LABKIT_LACKS (program -> the API it lacks), read without importing it."""
+    tree = ast.parse((PROGRAMS.parent / "test_programs.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "LABKIT_LACKS":
+            return ast.literal_eval(node.value)
+    raise LookupError("tests/compat/test_programs.py has no LABKIT_LACKS")
+
+
 # --- the document ----------------------------------------------------------------------------
 
 def _percent(a, b):
     return f"{100 * a / b:.1f}%" if b else "-"
 
 
-def render(torch, rows, uses):
+def render(torch, rows, uses, forms, failing):
     out = [
         "# labkit and PyTorch: which torch APIs labkit has",
         "",
@@ -313,12 +352,26 @@ def render(torch, rows, uses):
         "Counted statically (see `tools/compat_table.py`): a name counts as supported when "
         "labkit has it, whatever keyword arguments the program passes.",
         "",
-        "| program | torch API uses | labkit lacks |",
-        "|---|---:|---|",
+        f"Run on labkit, {len(uses) - len(failing)} of the {len(uses)} pass today; the other "
+        f"{len(failing)} are expected failures (`LABKIT_LACKS` in `tests/compat/test_programs.py`"
+        ", strict: each must start passing once labkit has the API it names).",
+        "",
+        "| program | torch API uses | names labkit lacks | on labkit |",
+        "|---|---:|---|---|",
     ]
     for program, items in uses.items():
         lacks = sorted({api for api, ok in items if not ok})
-        out.append(f"| {program} | {len(items)} | {', '.join(f'`{a}`' for a in lacks)} |")
+        runs = f"expected failure: {failing[program]}" if program in failing else "passes"
+        out.append(f"| {program} | {len(items)} | {', '.join(f'`{a}`' for a in lacks)} | "
+                   f"{runs} |")
+    works = sum(error is None for _, error in forms)
+    out += ["", "## Call forms", "",
+            f"Options and keyword forms that programs use (`tools/compat_notes.py` CALL_FORMS: "
+            f"each runs on torch); labkit runs {works} of {len(forms)}.", "",
+            "| call | labkit | error on labkit |", "|---|---|---|"]
+    for form, error in forms:
+        cell = error.replace("|", "\\|") if error else ""
+        out.append(f"| `{form}` | {'no' if error else 'yes'} | {cell} |")
     for namespace, items in rows.items():
         out += ["", f"## `{namespace}`", "", "| name | labkit | note |", "|---|---|---|"]
         for name, state, note in items:
@@ -341,7 +394,9 @@ def generate():
     with warnings.catch_warnings():     # torch warns about some deprecated names it lists
         warnings.simplefilter("ignore")
         rows = table(torch, labkit)
-        return render(torch, rows, coverage(torch, labkit)), api_list(torch, rows)
+        forms = call_forms(torch, labkit)
+        return render(torch, rows, coverage(torch, labkit), forms,
+                      expected_failures()), api_list(torch, rows)
 
 
 def main(argv=None):
