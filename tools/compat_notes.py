@@ -62,7 +62,7 @@ REASONS = [
     (r"fft|stft|istft|_window$", "signal processing (fft) is out of scope"),
     (r"nested|jagged", "nested tensors are out of scope"),
     (r"distributed|DistributedDataParallel|DataParallel|DistributedSampler|share_memory|"
-     r"is_shared", "distributed and shared-memory training are a later lecture (labkit.distributed)"),
+     r"is_shared", "distributed and shared-memory training: a later lecture (labkit.distributed)"),
     (r"DataPipe|datapipe|DataChunk|runtime_validation|argument_validation|non_deterministic",
      "DataPipes are deprecated in torch"),
     (r"autocast|GradScaler|(^|\.)amp$", "mixed precision is a later lecture (labkit.amp)"),
@@ -119,7 +119,8 @@ CALL_FORMS = {
     "torch.randn(size=(2, 3))": "torch.randn(size=(2, 3))",
     "torch.randint(high, size)": "torch.randint(10, (3,))",
     "torch.randn(..., generator=g)": "torch.randn(3, generator=torch.Generator().manual_seed(0))",
-    "torch.randperm(n, generator=g)": "torch.randperm(5, generator=torch.Generator().manual_seed(0))",
+    "torch.randperm(n, generator=g)": "torch.randperm(5, generator=torch.Generator()"
+                                      ".manual_seed(0))",
     "torch.multinomial(p, n, generator=g)": "torch.multinomial(torch.ones(4), 2, "
                                             "generator=torch.Generator().manual_seed(0))",
     "x.type(torch.float64)": "assert torch.ones(2).type(torch.float64).dtype == torch.float64",

@@ -36,7 +36,10 @@ def missing(torch_owner, name, obj):
         if qualname in api or not api:
             return AttributeError(f"labkit does not implement {qualname}; see docs/compat.md",
                                   name=name, obj=obj)
-    what = f"'{type(obj).__name__}' object" if torch_owner == "torch.Tensor" else f"module {obj.__name__!r}"
+    if torch_owner == "torch.Tensor":
+        what = f"'{type(obj).__name__}' object"
+    else:
+        what = f"module {obj.__name__!r}"
     return AttributeError(f"{what} has no attribute {name!r}", name=name, obj=obj)
 
 

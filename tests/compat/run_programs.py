@@ -38,7 +38,8 @@ def run_one(path, torch):
             return {"ok": True}
         except BaseException as e:   # SystemExit and friends count as failures too
             lines = traceback.format_exception(type(e), e, e.__traceback__)
-            return {"ok": False, "error": f"{type(e).__name__}: {e}", "traceback": "".join(lines[-12:])}
+            return {"ok": False, "error": f"{type(e).__name__}: {e}",
+                    "traceback": "".join(lines[-12:])}
         finally:
             signal.alarm(0)
             os.chdir(start)

@@ -11,7 +11,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("compat_table", ROOT / "tools" / "compat_table.py")
+    path = ROOT / "tools" / "compat_table.py"
+    spec = importlib.util.spec_from_file_location("compat_table", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

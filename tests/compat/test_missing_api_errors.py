@@ -47,8 +47,8 @@ def test_a_missing_tensor_method_is_named():
     lacking = _lacking("torch.Tensor", x)
     assert lacking
     for name in lacking:
-        with pytest.raises(AttributeError, match=rf"^labkit does not implement torch\.Tensor\.{name}; "
-                                                 r"see docs/compat\.md$"):
+        message = rf"^labkit does not implement torch\.Tensor\.{name}; see docs/compat\.md$"
+        with pytest.raises(AttributeError, match=message):
             getattr(x, name)
         assert not hasattr(x, name) and getattr(x, name, None) is None
     p = labkit.nn.Parameter(labkit.zeros(2))
@@ -99,4 +99,5 @@ def test_the_torch_shim_names_a_missing_submodule():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT)}, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "labkit does not implement torch.no_such_module; see docs/compat.md"
+    assert out.stdout.strip() == \
+        "labkit does not implement torch.no_such_module; see docs/compat.md"

@@ -99,14 +99,16 @@ def outcomes(tmp_path_factory):
     for backend in ("torch", "labkit"):
         for i, chunk in enumerate(_chunks(PROGRAMS, per_backend)):
             out = tmp / f"{backend}-{i}.json"
-            cmd = [sys.executable, str(HERE / "run_programs.py"), backend, str(out), *map(str, chunk)]
+            cmd = [sys.executable, str(HERE / "run_programs.py"), backend, str(out),
+                   *map(str, chunk)]
             jobs.append((backend, out, subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                                                         stderr=subprocess.STDOUT, text=True)))
     results = {"torch": {}, "labkit": {}}
     for backend, out, proc in jobs:
         log, _ = proc.communicate(timeout=900)
         if proc.returncode != 0:
-            raise RuntimeError(f"the {backend} runner crashed (exit {proc.returncode}):\n{log[-3000:]}")
+            raise RuntimeError(f"the {backend} runner crashed (exit {proc.returncode}):\n"
+                               f"{log[-3000:]}")
         results[backend].update(json.loads(out.read_text()))
     return results
 

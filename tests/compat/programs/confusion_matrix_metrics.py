@@ -12,7 +12,8 @@ preds = torch.where(keep, targets, noise)
 cm = torch.zeros(num_classes, num_classes)
 for t, p in zip(targets.view(-1), preds.view(-1)):
     cm[t.long(), p.long()] += 1
-cm2 = torch.bincount(num_classes * targets + preds, minlength=num_classes ** 2).reshape(num_classes, num_classes)
+cm2 = torch.bincount(num_classes * targets + preds, minlength=num_classes ** 2)
+cm2 = cm2.reshape(num_classes, num_classes)
 assert torch.equal(cm.long(), cm2)
 
 tp = cm.diag()

@@ -1,4 +1,5 @@
-"""k-means written with tensors: pairwise distances by broadcasting ((x[:, None] - c[None]) ** 2).sum(-1),
+"""k-means written with tensors: pairwise distances by broadcasting,
+((x[:, None] - c[None]) ** 2).sum(-1),
 argmin assignments, centroid updates with boolean masks, torch.cdist for the same distances."""
 import torch
 

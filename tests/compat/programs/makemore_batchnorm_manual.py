@@ -9,7 +9,8 @@ X = torch.randint(0, vocab_size, (500, block_size), generator=g)
 Y = (X[:, 0] + X[:, 1]) % vocab_size
 
 C = torch.randn((vocab_size, n_embd), generator=g)
-W1 = torch.randn((n_embd * block_size, n_hidden), generator=g) * (5 / 3) / ((n_embd * block_size) ** 0.5)
+fan_in = n_embd * block_size
+W1 = torch.randn((fan_in, n_hidden), generator=g) * (5 / 3) / (fan_in ** 0.5)
 W2 = torch.randn((n_hidden, vocab_size), generator=g) * 0.01
 b2 = torch.randn(vocab_size, generator=g) * 0
 bngain = torch.ones((1, n_hidden))

@@ -1,5 +1,6 @@
 """makemore part 1, counting: an int32 count table N[ix1, ix2] += 1, P = (N+1).float(),
-P /= P.sum(1, keepdims=True), sampling with torch.multinomial(generator=g), mean negative log-likelihood."""
+P /= P.sum(1, keepdims=True), sampling with torch.multinomial(generator=g), the mean negative
+log-likelihood."""
 import torch
 
 words = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper", "ella", "abigail"]

@@ -42,4 +42,5 @@ for _ in range(5):
         o.zero_grad()
         (0 * w).sum().backward()
         o.step()
-assert torch.equal(w_plain.data, torch.ones(5)) and torch.allclose(w_decay.data, torch.full((5,), 0.95 ** 5))
+assert torch.equal(w_plain.data, torch.ones(5))
+assert torch.allclose(w_decay.data, torch.full((5,), 0.95 ** 5))

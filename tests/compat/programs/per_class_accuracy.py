@@ -7,7 +7,8 @@ torch.manual_seed(0)
 classes = ('plane', 'car', 'bird')
 labels_all = torch.randint(0, 3, (90,))
 x_all = torch.randn(90, 5) + nn.functional.one_hot(labels_all, 3).float().repeat(1, 2)[:, :5] * 3
-testloader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x_all, labels_all), batch_size=10)
+testset = torch.utils.data.TensorDataset(x_all, labels_all)
+testloader = torch.utils.data.DataLoader(testset, batch_size=10)
 net = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 3))
 opt = torch.optim.Adam(net.parameters(), lr=0.05)
 for _ in range(40):

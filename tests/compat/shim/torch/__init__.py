@@ -24,8 +24,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ModuleNotFoundError as e:
             if e.name != real:
                 raise
-            raise ModuleNotFoundError(
-                f"labkit does not implement {fullname}; see docs/compat.md", name=fullname) from None
+            raise ModuleNotFoundError(f"labkit does not implement {fullname}; see docs/compat.md",
+                                      name=fullname) from None
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
