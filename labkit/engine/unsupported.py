@@ -6,7 +6,7 @@ stops on labkit learns that labkit (not their code) is missing something, and wh
 
 A name that torch has no more than labkit (a typo) gets Python's usual error, with its
 "Did you mean" suggestion. torch_api.txt lists torch's public API; it is generated together with
-docs/compat.md (python -m tools.compat_table) and changes only when the torch version does.
+docs/compat.md (python tools/compat_table.py) and changes only when the torch version does.
 """
 import sys
 
@@ -30,10 +30,10 @@ def missing(torch_owner, name, obj):
     """The AttributeError for `torch_owner.name` (e.g. "torch.nn", "torch.Tensor"), which
     labkit's `obj` (a module or a tensor) lacks."""
     qualname = f"{torch_owner}.{name}"
-    if not name.startswith("_") or (name.startswith("__") and name.endswith("__")
-                                    and torch_owner == "torch.Tensor"):
+    public = not name.startswith("_")
+    if public or (torch_owner == "torch.Tensor" and name[:2] == name[-2:] == "__"):  # operators
         api = _torch_api()
-        if qualname in api or not api:
+        if qualname in api or (public and not api):
             return AttributeError(f"labkit does not implement {qualname}; see docs/compat.md",
                                   name=name, obj=obj)
     if torch_owner == "torch.Tensor":

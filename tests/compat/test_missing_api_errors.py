@@ -101,3 +101,13 @@ def test_the_torch_shim_names_a_missing_submodule():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == \
         "labkit does not implement torch.no_such_module; see docs/compat.md"
+
+
+def test_without_the_shipped_name_list_every_public_name_is_named(monkeypatch):
+    from labkit.engine import unsupported
+    monkeypatch.setattr(unsupported, "_API", frozenset())
+    x = labkit.ones(1)
+    with pytest.raises(AttributeError, match=r"^labkit does not implement torch\.Tensor\.sizee;"):
+        x.sizee
+    with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute '__array_struct__'"):
+        x.__array_struct__
