@@ -1,5 +1,5 @@
 """A DataLoader with worker processes: num_workers=2, a worker_init_fn seeding each worker,
-get_worker_info() inside __getitem__, pin_memory=False; every sample arrives exactly once."""
+get_worker_info() inside __getitem__; every sample arrives exactly once, in order."""
 import torch
 from torch.utils.data import DataLoader, Dataset, get_worker_info
 

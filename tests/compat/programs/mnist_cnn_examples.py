@@ -36,7 +36,6 @@ data_all[torch.arange(96), 0, target_all, :] += 1.0
 loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(data_all, target_all),
                                      batch_size=32, shuffle=True)
 model = Net()
-optimizer = optim.Adadelta(model.parameters(), lr=1.0) if hasattr(optim, "Adadelta") else None
 optimizer = optim.Adam(model.parameters(), lr=1e-2)
 scheduler = StepLR(optimizer, step_size=1, gamma=0.7)
 

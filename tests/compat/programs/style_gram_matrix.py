@@ -1,6 +1,6 @@
 """The neural-style tutorial's pieces: gram_matrix with input.size(), features.view(a * b, c * d),
 torch.mm(features, features.t()).div(a*b*c*d), a StyleLoss module storing target.detach(), and
-optimizing the input image itself with LBFGS-free Adam on input_img.requires_grad_(True)."""
+optimizing the input image itself (input_img.requires_grad_(True), Adam, clamp_(0, 1))."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
