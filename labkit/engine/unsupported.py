@@ -28,7 +28,7 @@ def _torch_api():
 
 def missing(torch_owner, name, obj):
     """The AttributeError for `torch_owner.name` (e.g. "torch.nn", "torch.Tensor"), which
-    labkit's `obj` (a module or a tensor) lacks."""
+    labkit's `obj` (a module, a tensor, an nn.Module) lacks."""
     qualname = f"{torch_owner}.{name}"
     public = not name.startswith("_")
     if public or (torch_owner == "torch.Tensor" and name[:2] == name[-2:] == "__"):  # operators
@@ -36,10 +36,10 @@ def missing(torch_owner, name, obj):
         if qualname in api or (public and not api):
             return AttributeError(f"labkit does not implement {qualname}; see docs/compat.md",
                                   name=name, obj=obj)
-    if torch_owner == "torch.Tensor":
-        what = f"'{type(obj).__name__}' object"
-    else:
+    if isinstance(obj, type(sys)):
         what = f"module {obj.__name__!r}"
+    else:
+        what = f"'{type(obj).__name__}' object"
     return AttributeError(f"{what} has no attribute {name!r}", name=name, obj=obj)
 
 

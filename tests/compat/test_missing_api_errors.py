@@ -111,3 +111,15 @@ def test_without_the_shipped_name_list_every_public_name_is_named(monkeypatch):
         x.sizee
     with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute '__array_struct__'"):
         x.__array_struct__
+
+
+def test_a_missing_module_method_is_named_and_a_missing_layer_attribute_is_plain():
+    model = labkit.nn.Linear(2, 2)
+    lacking = _lacking("torch.nn.Module", model)
+    assert lacking
+    with pytest.raises(AttributeError, match=rf"^labkit does not implement "
+                                             rf"torch\.nn\.Module\.{lacking[0]}; see docs"):
+        getattr(model, lacking[0])
+    with pytest.raises(AttributeError, match=r"^'Linear' object has no attribute 'fc3'$"):
+        model.fc3
+    assert not hasattr(model, lacking[0]) and hasattr(model, "weight")
