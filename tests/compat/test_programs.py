@@ -6,8 +6,9 @@ program itself must be right) and `[labkit-NAME]` on labkit through the `torch` 
 A few processes run all of them (torch is imported once per process, not once per program).
 
 A program that fails on labkit because labkit lacks an API is listed in LABKIT_LACKS with the
-API it needs: it is an expected failure (strict, so it must start passing once the API lands,
-and then leaves this list). Run one program by hand:
+first API it needs: an expected failure, strict, so once it passes the suite fails until its
+entry is removed (then regenerate docs/compat.md, which lists these: `python
+tools/compat_table.py`). Run one program by hand:
 
     python tests/compat/programs/NAME.py                               # on torch
     PYTHONPATH=tests/compat/shim:. python tests/compat/programs/NAME.py  # on labkit
