@@ -51,9 +51,8 @@ API_LIST = ROOT / "labkit" / "engine" / "torch_api.txt"
 PROGRAMS = ROOT / "tests" / "compat" / "programs"
 COMMAND = "python tools/compat_table.py"
 
-MODULES = ["torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils",
-           "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd"]
 CLASSES = ["torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer"]
+# the namespaces of the table, in its order
 ORDER = ["torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.functional",
          "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.optim.Optimizer",
          "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd"]
