@@ -270,6 +270,7 @@ def _run_form(module, code):
     except Exception as e:
         first = str(e).splitlines()[0] if str(e) else ""
         first = re.sub(r" at 0x[0-9a-f]+", "", first)       # no addresses in the table
+        first = re.sub(r"^(?:\w+\.)+(\w+\(\))", r"\1", first)  # Python 3.10 has no qualname
         return f"{type(e).__name__}: {first[:120]}"
     return None
 
