@@ -12,7 +12,7 @@ Public names. For torch and each namespace below, the names counted are:
     `__all__`, minus names starting with "_"; for torch, also minus the classes and constants
     it re-exports from torch._C (TorchScript, dispatcher and build internals: Graph, Node,
     ScriptModule, *Type, has_mkl ...) except the user-facing ones in TORCH_C_KEEP, plus the
-    submodules a course meets (SUBMODULES);
+    submodules a course meets (SUBMODULES, for torch and torch.autograd);
   - others (torch.nn, nn.functional, nn.init, nn.utils): names not starting with "_" bound to
     a class or function that torch defines (a `__module__` under torch, not torch._C /
     torch.overrides / torch._jit_internal), so typing helpers and imported modules drop out;
@@ -56,10 +56,13 @@ CLASSES = ["torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer"]
 ORDER = ["torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.functional",
          "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.optim.Optimizer",
          "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd"]
-# torch submodules a course meets (not in torch.__all__)
-SUBMODULES = ["accelerator", "amp", "autograd", "backends", "cuda", "distributed",
+# submodules a course meets that the namespace's __all__ leaves out
+SUBMODULES = {
+    "torch": ["accelerator", "amp", "autograd", "backends", "cuda", "distributed",
               "distributions", "export", "fft", "func", "hub", "jit", "linalg", "nn", "onnx",
-              "optim", "profiler", "random", "special", "testing", "utils"]
+              "optim", "profiler", "random", "special", "testing", "utils"],
+    "torch.autograd": ["forward_ad", "functional", "graph"],
+}
 OPERATORS = ["__abs__", "__add__", "__and__", "__bool__", "__contains__", "__eq__",
              "__float__", "__floordiv__", "__ge__", "__getitem__", "__gt__", "__iadd__",
              "__iand__", "__idiv__", "__ifloordiv__", "__imod__", "__imul__", "__index__",
@@ -116,7 +119,7 @@ def torch_names(torch, namespace):
         names = {n for n in module.__all__ if not n.startswith("_") and hasattr(module, n)}
         if namespace == "torch":
             names = {n for n in names if n in TORCH_C_KEEP or not _torch_c_internal(torch, n)}
-            names |= {n for n in SUBMODULES if hasattr(module, n)}
+        names |= {n for n in SUBMODULES.get(namespace, ()) if hasattr(module, n)}
         return sorted(names)
     return sorted(n for n in dir(module)
                   if not n.startswith("_") and _defined_by_torch(getattr(module, n))

@@ -54,6 +54,7 @@ LABKIT_LACKS = {
     "gradient_clipping": "nn.utils.clip_grad_value_",
     "image_tensor_transforms": "torch.movedim",
     "inference_modes": "Tensor.data_ptr",
+    "jacobian_hessian": "torch.autograd.functional",
     "kmeans_clustering": "torch.cdist",
     "knowledge_distillation": "F.kl_div",
     "lbfgs_curve_fit": "optim.LBFGS",
