@@ -6,6 +6,7 @@ forward, backward and Tensor method sit together in one file.
 import numpy as np
 
 from . import dtype as _dt
+from .defaults import defaults
 from .device import cpu
 from .grad_mode import mode
 from .unsupported import missing
@@ -29,7 +30,7 @@ class Tensor:
             data = data._data
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
                 or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
-            data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
+            data = np.asarray(data, dtype=defaults.float)  # as torch.Tensor(...): default dtype
         self._data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
         if requires_grad:

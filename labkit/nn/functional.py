@@ -11,6 +11,7 @@ from ..engine.grad_mode import no_grad
 from ..engine.ops.activation import gelu, leaky_relu  # noqa: F401
 from ..engine.ops.conv import conv2d  # noqa: F401
 from ..engine.ops.embedding import embedding  # noqa: F401
+from ..engine.ops.counting import one_hot  # noqa: F401
 from ..engine.ops.fold import fold, unfold  # noqa: F401
 from ..engine.ops.pool import max_pool2d  # noqa: F401
 
