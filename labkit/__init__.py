@@ -79,9 +79,12 @@ def numel(x):
 def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
-    if name in ("viz", "jit", "onnx", "bench"):
+    if name in ("viz", "jit", "onnx", "bench", "func", "export"):
         import importlib
         return importlib.import_module("." + name, __name__)
+    if name == "cond":                    # the explicit branch op of labkit.export
+        from .export import cond
+        return cond
     import sys
     from .engine.unsupported import missing   # a torch API labkit lacks is named as such
     raise missing("torch", name, sys.modules[__name__])

@@ -13,6 +13,7 @@ written with the same tensor ops, so it differentiates like them.
 from ..function import Function
 from ..tensor import Tensor
 from .fold import Fold, Unfold, check_geometry, im2col, out_size, pair
+from . import rules
 from .resample import pad as _pad
 
 
@@ -83,6 +84,30 @@ class Conv2d(Function):
         if need[2]:
             gb = grad.sum((0, 2, 3))
         return gx, gw, gb, None, None, None, None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, w, b, *geometry), (tx, tw, tb) = args, tangents[:3]
+        return rules.total(None if tx is None else Conv2d.apply(tx, w, None, *geometry),
+                           None if tw is None else Conv2d.apply(x, tw, None, *geometry),
+                           None if tb is None else rules.fit(tb.reshape(-1, 1, 1), out))
+
+    @classmethod
+    def vmap(cls, args, batched):
+        if not rules.any_batched(batched[1:]):   # one kernel set: the batch joins N
+            return rules.fold_batch(cls, args)
+        (x, w, b, stride, padding, dilation, groups), (xb, wb, bb) = args, batched[:3]
+        if groups != 1:
+            return NotImplemented                # grouped kernels per example: the loop
+        kh, kw = w.shape[-2:]                    # a kernel set per example: unfold, then matmul
+        cols = Unfold.apply(x.reshape(-1, *x.shape[-3:]), (kh, kw), dilation, padding, stride)
+        cols = cols.reshape(*x.shape[:-3], *cols.shape[-2:])          # (B?, N, C*kh*kw, L)
+        wm = w.reshape(*w.shape[:-3], -1)                              # (B?, O, C*kh*kw)
+        y = (wm.unsqueeze(-3) if wb else wm) @ cols                    # (B, N, O, L)
+        if b is not None:
+            y = y + (b.reshape(b.shape[0], 1, -1, 1) if bb else b.reshape(-1, 1))
+        oh = out_size(x.shape[-2], kh, stride[0], padding[0], dilation[0])
+        return y.reshape(*y.shape[:3], oh, -1)
 
 
 def _same_padding(name, input, weight, stride, dilation):

@@ -9,6 +9,7 @@ ceil_mode keeps a last, partial window: the input is padded further on the right
 """
 from ..function import Function
 from ..tensor import Tensor
+from . import rules
 from .fold import pair
 from .resample import pool_out_size
 
@@ -61,6 +62,10 @@ class MaxPool2d(Function):
     @staticmethod
     def backward(ctx, grad, _):
         return (_Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry),) + (None,) * 5
+
+    @classmethod
+    def vmap(cls, args, batched):
+        return rules.fold_batch(cls, args)
 
 
 def _flat_indices(xp, idx, w, ow, geometry):
