@@ -24,7 +24,6 @@ from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)
 from .engine.ops.erf import erf  # noqa: F401
-from .engine.ops.counting import bincount  # noqa: F401
 from .engine.ops.einsum import einsum  # noqa: F401
 from .engine.ops.gather import gather, index_select, scatter, scatter_add  # noqa: F401
 from .engine.ops.inplace import clamp_, masked_fill, relu_  # noqa: F401
@@ -39,7 +38,7 @@ from .engine.ops.math import (acos, arccos, arcsin, arctan, arctan2, asin, atan,
                               tan, trunc)
 from .engine.ops.diag import diag, diag_embed, diagonal, trace  # noqa: F401
 from .engine.ops.find import (argwhere, count_nonzero, isclose, masked_select,  # noqa
-                              nonzero, unique, where)
+                              nonzero, where)
 from .engine.ops.fused import addcdiv, addcmul, clamp_max, clamp_min, index_add  # noqa: F401
 from .engine.ops.stats import median, std_mean, var_mean  # noqa: F401
 from .engine.ops.norm import cdist, logsumexp, norm  # noqa: F401
@@ -56,6 +55,10 @@ from . import accelerator, linalg  # noqa: F401,E402
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa
+                     HalfTensor, IntTensor, LongTensor, ShortTensor, range)
+from .engine.ops.stats import (bincount, histc, histogram, kthvalue, mode,  # noqa: F401
+                               nanmedian, nanquantile, quantile, unique)
 
 __version__ = "0.1.0"
 float = float32

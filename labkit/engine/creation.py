@@ -117,7 +117,7 @@ def _from_data(data):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data (numbers, nested lists, numpy arrays, tensors)."""
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:     # with a dtype, Python floats go there directly
         arr = _infer(arr)
     return _finish(np.array(arr, copy=True), dtype, device, requires_grad)
 
@@ -127,7 +127,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data.to(device or data.device, dtype) if (dtype or device) else data
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:
         arr = _infer(arr)
     return _finish(arr, dtype, device, False)
 

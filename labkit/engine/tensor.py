@@ -25,7 +25,12 @@ class Tensor:
     _retains = False
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
 
-    def __init__(self, data, requires_grad=False):
+    def __init__(self, data=(), *size, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], bool):    # labkit's Tensor(data, requires_grad)
+            size, requires_grad = (), size[0]
+        if size or (isinstance(data, (int, np.integer)) and not isinstance(data, bool)) \
+                or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
+            data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
         if isinstance(data, Tensor):
             data = data._data
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")

@@ -3,7 +3,7 @@
     model = nn.Sequential(nn.Linear(2, 100), nn.ReLU(), nn.Linear(100, 3))
     loss = nn.CrossEntropyLoss()(model(x), y)
 """
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, modules, utils  # noqa: F401
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
                          LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)
@@ -23,6 +23,7 @@ from .padding import (CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad
 from .parameter import Parameter
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
@@ -38,7 +39,13 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "
            "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "Upsample",
            "UpsamplingBilinear2d", "UpsamplingNearest2d", "PReLU", "Unflatten",
-           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d"]
+           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
+            "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

@@ -83,6 +83,8 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "hardswish", "silu", "mish", "softsign", "tanhshrink", "softmin", "glu",
            "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "max_pool1d",
            "prelu"]
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

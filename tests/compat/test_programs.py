@@ -33,21 +33,11 @@ LABKIT_LACKS = {
     "embeddings_cosine_similarity": "F.cosine_similarity",
     "gan_training_step": "nn.LeakyReLU(inplace=True)",
     "gradient_clipping": "nn.utils.clip_grad_value_",
-    "jacobian_hessian": "torch.autograd.functional",
-    "lbfgs_curve_fit": "optim.LBFGS",
-    "lr_schedulers_tour": "optim.lr_scheduler.MultiStepLR",
-    "lr_warmup_onecycle": "optim.lr_scheduler.LinearLR",
-    "lstm_pos_tagger": "nn.LSTM",
-    "module_forward_hooks": "nn.Module.register_full_backward_hook",
-    "multihead_attention_module": "nn.MultiheadAttention",
     "multilabel_bce_pos_weight": "nn.BCEWithLogitsLoss(pos_weight=)",
-    "reduce_lr_on_plateau": "optim.lr_scheduler.ReduceLROnPlateau",
-    "rnn_sequence_classifier": "nn.RNN",
     "save_load_checkpoint": "torch.load(weights_only=)",
     "save_load_state_dict": "torch.load(weights_only=)",
     "text_classification_embeddingbag": "nn.EmbeddingBag",
     "time_series_windows": "Tensor.unfold",
-    "transformer_encoder_classifier": "nn.TransformerEncoderLayer",
 }
 
 

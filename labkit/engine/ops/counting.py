@@ -1,7 +1,7 @@
-"""Counting classes: bincount and one_hot. Both take non-negative int64 tensors and give
-results that carry no gradient (bincount's weighted form is not differentiable in torch)."""
+"""one_hot: class indices (non-negative int64) to 0/1 columns; no gradient flows through it.
+(bincount lives with the other counting statistics in stats.py.)"""
 from ..function import Function
-from ..tensor import Tensor, tensor_method
+from ..tensor import Tensor
 
 
 def _labels(name, x):
@@ -14,36 +14,6 @@ def _labels(name, x):
     if lo < 0:
         raise RuntimeError(f"{name}: class values must be non-negative, found {lo}.")
     return int(d.max()) if d.size else -1
-
-
-class Bincount(Function):
-    @staticmethod
-    def forward(ctx, x, weights, minlength):
-        xp = x.device.xp
-        n = max(int(x._data.max()) + 1 if x._data.size else 0, minlength)
-        if weights is None:
-            out = xp.zeros(n, "int64")
-            xp.add.at(out, x._data, 1)
-            return out
-        w = weights._data
-        out = xp.zeros(n, w.dtype if w.dtype.kind == "f" else "float64")
-        xp.add.at(out, x._data, w)
-        return out
-
-
-@tensor_method("bincount")
-def bincount(input, weights=None, minlength=0):
-    """How often each value 0..max occurs in a 1-D int tensor (summing weights instead of 1)."""
-    if input._data.ndim != 1:
-        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got shape "
-                           f"{tuple(input.shape)}.")
-    _labels("bincount", input)
-    if minlength < 0:
-        raise RuntimeError(f"bincount: minlength should be >= 0, got {minlength}.")
-    if weights is not None and tuple(weights.shape) != tuple(input.shape):
-        raise RuntimeError(f"bincount: weights {tuple(weights.shape)} should have the same "
-                           f"shape as input {tuple(input.shape)}.")
-    return Bincount.apply(input, weights, int(minlength))
 
 
 class OneHot(Function):

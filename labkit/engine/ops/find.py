@@ -1,10 +1,9 @@
-"""Finding elements: nonzero / argwhere / where(condition), masked_select, unique,
+"""Finding elements: nonzero / argwhere / where(condition), masked_select,
 count_nonzero, isclose.
 Their shapes depend on the data (one device sync on a GPU); only masked_select carries a
 gradient (it is x[mask], indexing with a broadcast mask)."""
 import numpy as np
 
-from ..device import to_device_array
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import data
@@ -44,30 +43,6 @@ def masked_select(input, mask):
         raise RuntimeError(f"masked_select: the mask {tuple(mask.shape)} and the input "
                            f"{tuple(input.shape)} cannot be broadcast together.") from None
     return input.expand(shape)[mask.expand(shape)]
-
-
-class Unique(Function):
-    @staticmethod
-    def forward(ctx, x, sorted, return_inverse, return_counts, dim):
-        host = x._host()
-        vals, inverse, counts = np.unique(host, return_inverse=True, return_counts=True,
-                                          axis=dim)
-        out = [vals]
-        if return_inverse:
-            out.append(inverse.reshape(host.shape if dim is None else -1).astype(np.int64))
-        if return_counts:
-            out.append(counts.astype(np.int64))
-        out = [to_device_array(o, x.device) for o in out]
-        return tuple(out) if len(out) > 1 else out[0]
-
-
-@tensor_method("unique")
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct values (sorted), optionally with each element's index into them and their
-    counts; with dim, the distinct slices along dim."""
-    if dim is not None:
-        dim = dim % max(input._data.ndim, 1)
-    return Unique.apply(input, sorted, return_inverse, return_counts, dim)
 
 
 class CountNonzero(Function):

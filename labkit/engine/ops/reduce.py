@@ -331,11 +331,15 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.var(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     return Var.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.std(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
