@@ -1,6 +1,8 @@
 """A general checkpoint for resuming training: a dict with epoch, model and optimizer state_dicts
 and the loss; loaded back, training resumes exactly where it stopped."""
 import os
+import tempfile
+
 import torch
 import torch.nn as nn
 import torch.optim as optim
@@ -27,7 +29,7 @@ def train(model, optimizer, steps):
 
 model, optimizer = make()
 loss = train(model, optimizer, 5)
-PATH = os.path.join(os.getcwd(), "checkpoint.tar")
+PATH = os.path.join(tempfile.mkdtemp(), "checkpoint.tar")  # never litter the working directory
 torch.save({
     'epoch': 5,
     'model_state_dict': model.state_dict(),

@@ -1,6 +1,8 @@
 """Saving and loading a model (the save/load recipe): torch.save(model.state_dict(), PATH),
 model.load_state_dict(torch.load(PATH, weights_only=True)), model.eval(), same predictions."""
 import os
+import tempfile
+
 import torch
 import torch.nn as nn
 
@@ -32,7 +34,7 @@ for param_tensor in model.state_dict():
 assert list(model.state_dict()) == ['fc1.weight', 'fc1.bias', 'bn.weight', 'bn.bias',
                                     'bn.running_mean', 'bn.running_var', 'bn.num_batches_tracked',
                                     'fc2.weight', 'fc2.bias']
-PATH = os.path.join(os.getcwd(), "model.pt")
+PATH = os.path.join(tempfile.mkdtemp(), "model.pt")       # never litter the working directory
 torch.save(model.state_dict(), PATH)
 
 model2 = TheModelClass()
