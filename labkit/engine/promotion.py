@@ -100,6 +100,8 @@ def cast(x, np_dtype):
     if isinstance(x, (Tensor, np.ndarray)):
         d = x._data if isinstance(x, Tensor) else x
         return d if d.dtype == np_dtype else d.astype(np_dtype)
+    if x is None:
+        return None
     if np_dtype.kind in "iu" and not isinstance(x, (bool, np.bool_)):
         info = np.iinfo(np_dtype)
         if not info.min <= x <= info.max:

@@ -7,9 +7,14 @@ from .shape import _as_view
 
 
 def _index_arrays(idx, x):
-    """Turn tensors inside an index into arrays; check index dtypes and devices."""
+    """Turn tensors inside an index into arrays; check index dtypes, devices and slice steps."""
     if isinstance(idx, tuple):
         return tuple(_index_arrays(i, x) for i in idx)
+    if isinstance(idx, slice):
+        if idx.step is not None and idx.step <= 0:
+            raise ValueError(f"indexing: step must be greater than zero (got {idx.step}); torch "
+                             "has no negative-step slices. To reverse, use x.flip(dim).")
+        return idx
     if isinstance(idx, Tensor):
         if idx.device is not x.device:
             raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
@@ -17,6 +22,8 @@ def _index_arrays(idx, x):
         if idx._data.dtype.kind not in "iub":
             raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
                              f"tensors, got {idx.dtype}. Convert with idx.long().")
+        if idx._data.ndim == 0 and idx._data.dtype.kind in "iu":
+            return int(idx._data)          # a 0-d integer tensor selects, as an int does
         return idx._data
     if isinstance(idx, list):
         return np.asarray(idx) if x.device.type == "cpu" else x.device.xp.asarray(idx)
@@ -50,6 +57,60 @@ def _axes_used(i):
     return i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
 
 
+def _split(idx):
+    """torch applies integer indices first (select), then the array indices to what remains;
+    numpy treats an int beside an array as one more array index, which moves dims around
+    (x[0, :, [0, 1]] is (3, 2) in torch, (2, 3) in numpy). None when numpy's order is torch's."""
+    if type(idx) is not tuple:
+        return None
+    ints = arrays = False
+    for i in idx:
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            ints = True
+        elif hasattr(i, "dtype"):
+            arrays = True
+    if not (ints and arrays):
+        return None
+    first, rest = [], []
+    for i in idx:
+        if isinstance(i, (int, np.integer)):
+            first.append(i)
+        elif hasattr(i, "dtype"):
+            first.extend([slice(None)] * _axes_used(i))
+            rest.append(i)
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(i)
+            rest.append(i)
+        else:
+            first.append(slice(None))
+            rest.append(i)
+    return tuple(first), tuple(rest)
+
+
+def _get(arr, idx):
+    parts = _split(idx)
+    return arr[idx] if parts is None else arr[parts[0]][parts[1]]
+
+
+def _set(arr, idx, value):
+    parts = _split(idx)
+    if parts is None:
+        arr[idx] = value
+    else:
+        arr[parts[0]][parts[1]] = value    # arr[first] is a view: the write reaches arr
+
+
+def _add_at(xp, arr, idx, value):
+    parts = _split(idx)
+    if parts is None:
+        xp.add.at(arr, idx, value)
+    else:
+        xp.add.at(arr[parts[0]], parts[1], value)
+
+
 def _is_basic(idx):
     items = idx if isinstance(idx, tuple) else (idx,)
     return all(i is None or i is Ellipsis or isinstance(i, (int, slice, np.integer)) for i in items)
@@ -67,7 +128,7 @@ class Index(Function):
     def forward(ctx, x, idx):
         ctx.shape, ctx.dtype, ctx.idx = x._data.shape, x._data.dtype, idx
         try:
-            return x.device.xp.asarray(x._data[idx])
+            return x.device.xp.asarray(_get(x._data, idx))
         except IndexError as e:
             raise _index_error(x, idx, e) from None
 
@@ -106,10 +167,8 @@ class IndexAdd(Function):
         out = xp.zeros(shape, grad._data.dtype)
         if _is_basic(idx):
             out[idx] = grad._data
-        elif xp is np:
-            np.add.at(out, idx, grad._data)
         else:
-            xp.add.at(out, idx, grad._data)
+            _add_at(xp, out, idx, grad._data)
         ctx.idx = idx
         return out
 
@@ -126,7 +185,7 @@ class IndexPut(Function):
     def forward(ctx, x, idx, value):
         out = x._data.copy()
         try:
-            out[idx] = value._data if isinstance(value, Tensor) else value
+            _set(out, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         ctx.idx = idx
@@ -166,7 +225,7 @@ def setitem(x, idx, value):
 
     def write(target):
         try:
-            target[idx] = value._data if isinstance(value, Tensor) else value
+            _set(target, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         except ValueError as e:

@@ -233,11 +233,44 @@ def neg_(x):
 
 @tensor_method("masked_fill_")
 def masked_fill_(x, mask, value):
-    """Set x to value where mask is True, in place."""
-    return x.__setitem__(mask, value) or x
+    """Set x to value where mask (broadcast to x's shape) is True, in place."""
+    _check_mask("masked_fill_", mask)
+    if tuple(mask.shape) != tuple(x.shape):
+        mask = mask.expand(x.shape)
+    return x.__setitem__(mask, _fill_value(x, value)) or x
 
 
 @tensor_method("masked_fill")
 def masked_fill(x, mask, value):
+    """x with value where mask is True; the result keeps x's dtype, as torch (a bool tensor
+    filled with 1.5 stays bool)."""
     from .select import where
-    return where(mask, value, x)
+    _check_mask("masked_fill", mask)
+    return where(mask, _fill_value(x, value), x)
+
+
+def _check_mask(name, mask):
+    if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+        raise RuntimeError(f"{name}: expected a bool tensor as mask, got "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}. Build it with a "
+                           "comparison, e.g. x > 0.")
+
+
+def _fill_value(x, value):
+    """value in x's dtype: a number converted as torch does, a 0-d tensor cast with .to."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but "
+                               f"got one with shape {tuple(value.shape)}. Use labkit.where(mask, "
+                               "value, x) to fill from a tensor.")
+        return value if value.dtype == x.dtype else value.to(x.dtype)
+    kind = x._data.dtype.kind
+    if kind == "b":
+        return bool(value)
+    if kind in "iu":
+        if not -2.0 ** 63 <= value < 2.0 ** 63:     # nan and inf fail this too
+            raise RuntimeError(f"masked_fill: value {value} cannot be converted to type "
+                               f"{x.dtype} without overflow. Fill a float tensor instead: "
+                               "x.float().masked_fill(mask, value).")
+        return int(value)
+    return float(value)

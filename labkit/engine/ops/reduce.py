@@ -9,10 +9,13 @@ values_indices = namedtuple("values_indices", ["values", "indices"])
 
 
 def _dims(dim, ndim):
-    """dim (None, int or tuple) as a sorted tuple of non-negative axes."""
+    """dim (None, int or tuple) as a sorted tuple of non-negative axes; as torch, an empty
+    tuple or list means every dim (numpy would reduce nothing)."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim))
     out = []
     n = builtins.max(ndim, 1)
     for d in dims:
@@ -42,8 +45,8 @@ class Sum(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         d = x._data
-        if d.dtype.kind == "b":
-            d = d.astype("int64")
+        if d.dtype.kind != "f":         # torch sums bool and every integer type in int64
+            return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
 
     @staticmethod
@@ -87,9 +90,8 @@ class Amax(Function):
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        if x._data.size == 0:
-            raise RuntimeError(f"{cls.pick}(): cannot reduce an empty tensor (shape "
-                               f"{tuple(x.shape)}); there is no {cls.pick}imum.")
+        _check_nonempty(cls.pick if cls.nan_wins else cls.__name__.lower(), x,
+                        () if cls.nan_wins else dims)   # max(): torch's RuntimeError
         y = x.device.xp.asarray(getattr(x._data, cls.pick)(axis=dims, keepdims=True))
         ctx.save_for_backward(x)
         ctx.ykeep, ctx.dims, ctx.keepdim, ctx.nan_wins = y, dims, keepdim, cls.nan_wins
@@ -105,6 +107,19 @@ class Amax(Function):
         hit = hit.to(x.dtype)
         share = hit / hit.sum(ctx.dims, keepdim=True)
         return grad.reshape(ctx.ykeep.shape) * share, None, None
+
+
+def _check_nonempty(name, x, dims):
+    shape = x._data.shape
+    if x._data.size == 0 and (not shape or not dims):
+        raise RuntimeError(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
+                           "one value; there is no extreme of nothing. Give a dim whose size is "
+                           "not 0, or check the input is not empty.")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
+                             f"input has shape {tuple(shape)}. Reduce over another dim, or check "
+                             "the input is not empty.")
 
 
 class Amin(Amax):
@@ -200,7 +215,8 @@ class Var(Function):
         (x,) = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+        # correction >= n: torch's factor 2 / 0 is inf (so the gradient is inf or nan)
+        return g * centered * (2.0 / ctx.denom if ctx.denom else float("inf")), None, None, None
 
 
 class Std(Function):
@@ -255,10 +271,9 @@ def _max_min(x, dim, keepdim, all_cls, dim_cls):
     d = _dims(dim, x._data.ndim)
     if not d:                    # a 0-d tensor: its one element is the max, at index 0
         values, indices = dim_cls.apply(x.reshape(1), 0, False)
-        return values_indices(values.reshape(()), indices.reshape(()))
+        return values_indices(values.reshape(()), indices.reshape(()))  # keepdim: still 0-d
     d = d[0]
-    if x._data.shape[d] == 0:
-        raise IndexError(f"max/min(): dimension {dim} of shape {tuple(x.shape)} is empty.")
+    _check_nonempty(dim_cls.pick, x, (d,))
     return values_indices(*dim_cls.apply(x, d, keepdim))
 
 
@@ -307,8 +322,17 @@ class ArgMax(Function):
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
         xp = x.device.xp
+        if x._data.dtype.kind == "b":
+            raise RuntimeError(f"{cls.pick}(): does not support bool input (as torch). Convert "
+                               f"first: mask.long().{cls.pick}().")
         if dim is None:
-            return xp.asarray(getattr(x._data, cls.pick)())
+            _check_nonempty(cls.pick, x, ())
+            out = xp.asarray(getattr(x._data, cls.pick)())
+            return out.reshape((1,) * x._data.ndim) if keepdim else out
+        (dim,) = _dims(dim, x._data.ndim) or (None,)
+        if dim is None:              # a 0-d tensor: its one element, at index 0, stays 0-d
+            return xp.zeros((), "int64")
+        _check_nonempty(cls.pick, x, (dim,))
         out = getattr(x._data, cls.pick)(axis=dim)
         return xp.expand_dims(out, dim) if keepdim else out
 

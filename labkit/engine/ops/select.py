@@ -42,10 +42,12 @@ class Maximum(Function):
     @classmethod
     def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
-        wins = (a > b) if cls.pick == "maximum" else (a < b)
-        share = wins * 1.0 + (a == b) * 0.5
+        loses_a, loses_b = (a < b, a > b) if cls.pick == "maximum" else (a > b, a < b)
+        half = where(a == b, 0.5, 1.0)   # as torch: where a or b is nan, both get the gradient
         need = ctx.needs_input_grad
-        return (grad * share if need[0] else None), (grad * (1 - share) if need[1] else None)
+        ga = grad * where(loses_a, 0.0, half) if need[0] else None
+        gb = grad * where(loses_b, 0.0, half) if need[1] else None
+        return ga, gb
 
 
 class Minimum(Maximum):

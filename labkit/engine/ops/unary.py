@@ -4,6 +4,7 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 """
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
+from ..promotion import cast_all
 from .common import float_data
 
 
@@ -170,7 +171,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (y > 0)
+        return grad * (y <= 0).logical_not()   # as torch: at nan the gradient passes
 
 
 class Abs(Function):
@@ -188,24 +189,41 @@ class Abs(Function):
 
 
 class Clamp(Function):
-    """Limit values to [min, max]; the gradient passes where min <= x <= max (as in torch)."""
+    """Limit values to [min, max] (numbers or tensors); the result dtype is torch's result_type
+    of all three (an int tensor clamped at 0.5 is float). The gradient passes to x where
+    min <= x <= max, and to a tensor bound where it won."""
     node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, x, lo, hi):
-        ctx.save_for_backward(x)
-        ctx.lo, ctx.hi = lo, hi
-        return x.device.xp.clip(x._data, lo, hi).astype(x._data.dtype, copy=False)
+        ctx.save_for_backward(x, lo, hi)
+        dt, (d, a, b) = cast_all(x, lo, hi)
+        if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
+            raise NotImplementedError("clamp: not implemented for bool tensors with Python "
+                                      "bounds (as torch). Convert first: x.long().clamp(...).")
+        xp = x.device.xp
+        if a is not None:
+            d = xp.maximum(d, a)            # nan in x or a bound propagates, as torch
+        if b is not None:
+            d = xp.minimum(d, b)
+        return xp.asarray(d).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        mask = None
-        if ctx.lo is not None:
-            mask = x >= ctx.lo
-        if ctx.hi is not None:
-            mask = (x <= ctx.hi) if mask is None else mask & (x <= ctx.hi)
-        return grad * mask, None, None
+        x, lo, hi = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        above = x >= lo if lo is not None else None
+        below = x <= hi if hi is not None else None
+        mask = above if below is None else below if above is None else above & below
+        gx = grad * mask if need[0] else None
+        glo = ghi = None
+        if need[1]:
+            won = ~above if hi is None else ~above & (lo <= hi)
+            glo = grad * won
+        if need[2]:
+            won = ~below if lo is None else ~below | (lo > hi)
+            ghi = grad * won
+        return gx, glo, ghi
 
 
 class ClampMin(Clamp):
@@ -222,7 +240,14 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.device.xp.sign(x._data)
+        d = x._data
+        if d.dtype.kind == "b":
+            return d.copy()                 # torch: sign of a bool tensor is itself
+        xp = x.device.xp
+        out = xp.sign(d)
+        if d.dtype.kind == "f":             # torch: sign(nan) is 0
+            out = xp.where(xp.isnan(d), xp.zeros((), d.dtype), out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
