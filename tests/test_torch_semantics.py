@@ -218,3 +218,182 @@ def test_data_change_after_save_is_not_detected_as_torch():
         w.data.mul_(3)
         y.backward()
         assert w.grad.tolist() == [6.0, 6.0]
+
+
+# --- silent wrong gradients -------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", [lambda x: x.amax(0), lambda x: x.max(), lambda x: x.amin(),
+                                lambda x: x.min(), lambda x: x.amax(1, keepdim=True)],
+                         ids=["amax0", "max", "amin", "min", "amax-keepdim"])
+def test_inplace_on_amax_output_raises_like_torch(op):
+    def run(L):
+        x = L.tensor([[1.0, 3.0], [2.0, 0.5]], requires_grad=True)
+        y = op(x)
+        y.mul_(2)
+        y.sum().backward()
+    raises_like(run)
+
+
+@pytest.mark.parametrize("how", ["split", "chunk"])
+def test_inplace_on_split_piece_raises_like_torch(how):
+    def run(L):
+        x = L.arange(6.0).requires_grad_()
+        a, b = (x * 1).split(3) if how == "split" else (x * 1).chunk(2)
+        a.mul_(2)
+        (a.sum() + b.sum()).backward()
+    raises_like(run)
+
+
+def test_split_pieces_share_the_version_counter():
+    for L in (labkit, torch):
+        x = L.ones(4, requires_grad=True)
+        h = x * 2
+        a, b = h.split(2)
+        y = (h * h).sum()
+        with L.no_grad():
+            a.mul_(3)
+        with pytest.raises(RuntimeError):
+            y.backward()
+
+
+def test_view_of_a_base_without_history_follows_its_inplace_change():
+    res = []
+    for L in (labkit, torch):
+        x = L.zeros(3)
+        w = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = x[1:]
+        x.add_(w * w)
+        assert v.requires_grad and v.grad_fn is not None
+        v.sum().backward()
+        res.append(w.grad)
+    same(*res)
+
+
+@pytest.mark.parametrize("make", [lambda x: x.t(), lambda x: x.T, lambda x: x.expand(3),
+                                  lambda x: x.reshape(3), lambda x: x.squeeze(),
+                                  lambda x: x.view(3), lambda x: x.expand_as(x)],
+                         ids=["t", "T", "expand", "reshape", "squeeze", "view", "expand_as"])
+def test_noop_view_ops_return_a_new_view(make):
+    names = []
+    for L in (labkit, torch):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = make(x)
+        assert v is not x and not v.is_leaf and v._version == x._version
+        names.append(type(v.grad_fn).__name__)
+        h = x * 1
+        u = make(h)
+        u.mul_(2)                   # in place on the view: recorded on h, as torch
+        (h * L.tensor([1.0, 10.0, 100.0])).sum().backward()
+        assert x.grad.tolist() == [2.0, 20.0, 200.0]
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("case", ["getitem", "cross_entropy", "nll_loss", "embedding"])
+def test_index_tensors_used_by_backward_are_version_checked(case):
+    def run(L):
+        x = L.tensor([[0.1, 0.5, 0.2], [0.3, 0.2, 0.9]], requires_grad=True)
+        i = L.tensor([0, 2])
+        F = L.nn.functional
+        y = {"getitem": lambda: x[i], "cross_entropy": lambda: F.cross_entropy(x, i),
+             "nll_loss": lambda: F.nll_loss(x, i),
+             "embedding": lambda: F.embedding(i, x)}[case]()
+        i.add_(0)   # a version bump, values unchanged: torch still refuses
+        y.sum().backward()
+    raises_like(run)
+
+
+def test_autograd_grad_casts_each_gradient_to_its_input_dtype():
+    res = []
+    for L in (labkit, torch):
+        w = L.ones(2, 3, requires_grad=True)
+        m = L.ones(3, 2)
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64, requires_grad=True)
+        y = ((w @ m) * x).sum()
+        gw, gx = L.autograd.grad(y, [w, x], retain_graph=True)
+        assert str(gw.dtype).endswith("float32") and str(gx.dtype).endswith("float64")
+        y.backward()
+        res.append((gw, gx, w.grad))
+    for a, b in zip(*res):
+        same(a, b)
+
+
+def test_retain_grad_keeps_the_gradient_after_later_hooks():
+    grads = []
+    for L in (labkit, torch):
+        x = L.ones(3, requires_grad=True)
+        h = x * 2
+        h.retain_grad()
+        h.register_hook(lambda g: g * 10)
+        h.sum().backward()
+        grads.append((h.grad, x.grad))
+    same(grads[0][0], grads[1][0])
+    same(grads[0][1], grads[1][1])
+
+
+# --- valid torch code that labkit rejected -------------------------------------------------------
+
+def test_grad_wrt_a_nonleaf_does_not_run_or_free_its_node():
+    res = []
+    for L in (labkit, torch):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        h = x * x
+        y = (h * 3).sum()
+        (g1,) = L.autograd.grad(y, [h], retain_graph=True)
+        (g2,) = L.autograd.grad(y, [h])
+        h2 = h.exp()
+        (g3,) = L.autograd.grad(h2.sum(), [x])     # h's node was not freed
+        res.append((g1, g2, g3))
+    for a, b in zip(*res):
+        same(a, b)
+
+
+@pytest.mark.parametrize("cast", ["double", "float", "half", "to64"])
+def test_double_backward_through_a_dtype_cast(cast):
+    res = []
+    for L in (labkit, torch):
+        x = L.tensor([0.5, 1.5], requires_grad=True)
+        c = {"double": lambda t: t.double(), "float": lambda t: t.double().float(),
+             "half": lambda t: t.half().float(), "to64": lambda t: t.to(L.float64)}[cast]
+        y = (c(x) ** 3).sum()
+        (g,) = L.autograd.grad(y, [x], create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), [x])
+        res.append((g, gg))
+    for a, b in zip(*res):
+        same(a, b)
+
+
+def test_mul_saves_only_what_its_gradient_needs():
+    res = []
+    for L in (labkit, torch):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        a = x.clone()
+        a[0] = a[1] * 2      # a[1] (a view of a) is saved only if d/d(2) were needed
+        b = x.clone()
+        b[0] = b[1] / 4
+        (a.sum() + b.sum()).backward()
+        res.append(x.grad)
+    same(*res)
+
+
+# --- nan/inf -----------------------------------------------------------------------------------
+
+NAN_X = [float("nan"), 1.0, -1.0, 0.0]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: x.sign(), lambda L, x: x.relu(), lambda L, x: x.abs(),
+    lambda L, x: L.maximum(x, L.tensor(float("nan"))), lambda L, x: L.maximum(x, L.zeros(4)),
+    lambda L, x: L.minimum(x, L.zeros(4)), lambda L, x: x.clamp(0, 1),
+    lambda L, x: x[1:3].var(correction=2), lambda L, x: x[1:2].var(), lambda L, x: x[1:2].std(),
+    lambda L, x: x[1:].std(correction=3), lambda L, x: x.max(), lambda L, x: x.amax(),
+    lambda L, x: x[1:3].var(0, correction=2), lambda L, x: x[1:3].var(0, correction=3),
+], ids=["sign", "relu", "abs", "maximum-nan", "maximum", "minimum", "clamp",
+        "var-corr-n-whole-is-all-inf-torch-inconsistent",
+        "var-n1", "std-n1", "std-corr-n", "max", "amax",
+        "var-dim-corr-n-2-over-dof", "var-dim-corr-above-n-negative-dof"])
+def test_nan_and_inf_semantics_follow_torch(fn):
+    m, r, lk, th = both(fn, np.array(NAN_X), grad=True)
+    same(m, r)
+    m.backward(labkit.ones_like(m))
+    r.backward(torch.ones_like(r))
+    same(lk[0].grad, th[0].grad)

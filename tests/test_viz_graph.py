@@ -77,8 +77,8 @@ def test_saved_tensors_are_orange_dashed_and_named():
     g = viz.draw(c, params={"x": x}, show_saved=True)
     lines = body(g)
     saved = [line for line in lines if "fillcolor=orange" in line]
-    assert saved == ['n6 [label="saved x\\n(2,)" fillcolor=orange]',
-                     'n7 [label="saved input\\n(2,)" fillcolor=orange]']   # mul saved x and y
+    # as torch, mul saves only what the wanted gradient reads: y (for x's), not x (y needs none)
+    assert saved == ['n6 [label="saved input\\n(2,)" fillcolor=orange]']
     assert "n6 -> n3 [arrowhead=none style=dashed]" in lines
     c.backward()
     after = viz.draw(c, show_saved=True).source

@@ -31,6 +31,7 @@ class Node:
     _non_diff = ()       # output indices marked non-differentiable
     _to_save = ()        # what forward passed to save_for_backward (packed after forward)
     _to_mark = ()        # what forward passed to mark_non_differentiable
+    _out_dtypes = None   # output dtypes: backward casts each input's gradient to its dtype
 
     def name(self):
         return type(self).__name__
@@ -112,6 +113,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._seq = next(_seq)
         self._out_shapes = (variable._data.shape,)
+
+    @property
+    def _out_dtypes(self):   # read live: module.to(dtype) swaps a parameter's array in place
+        return (self.variable._data.dtype,)
 
 
 def accumulate_node(leaf):
@@ -305,6 +310,7 @@ def _record(cls, args, device):
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
+        node._out_dtypes = (out.dtype,)
         outputs = (result,)
     else:
         outputs = _link_outputs(node, out, device)

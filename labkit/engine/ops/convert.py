@@ -23,7 +23,8 @@ class ToCopy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device), None, None, None
+        # four arguments, as forward: so the double backward returns one gradient per argument
+        return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device, False), None, None, None
 
 
 def _parse_to(args, kwargs):

@@ -36,7 +36,7 @@ class CrossEntropy(Function):
         n = d.shape[0]
         picked, where = pick("cross_entropy", x, target, shifted)
         losses = xp.log(total[:, 0]) - picked              # -log p[i, target[i]]
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, target)  # target too: an in-place change to it is caught
         ctx.probs, ctx.where, ctx.reduction = e / total, where, reduction
         if reduction == "none":
             return losses
@@ -45,7 +45,7 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         return _CrossEntropyGrad.apply(grad, x, ctx.probs, ctx.where, ctx.reduction), None, None
 
 

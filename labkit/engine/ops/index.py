@@ -1,7 +1,7 @@
 """Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
 import numpy as np
 
-from ..function import Function
+from ..function import Function, _pack_saved
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
 
@@ -134,6 +134,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # raises if an index tensor was changed in place since forward
         return IndexAdd.apply(grad, ctx.idx, ctx.shape), None
 
     @staticmethod
@@ -201,7 +202,7 @@ class IndexPut(Function):
 
 @tensor_method("__getitem__")
 def getitem(x, idx):
-    idx = _index_arrays(idx, x)
+    raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if _is_basic(idx):
@@ -209,7 +210,19 @@ def getitem(x, idx):
                    for i in (idx if isinstance(idx, tuple) else (idx,)))
         op = Select if ints else Slice
         return _as_view(op.apply(x, idx), x, op, (idx,))
-    return Index.apply(x, idx)
+    return _guard(Index.apply(x, idx), raw)
+
+
+def _guard(out, raw):
+    """Keep the index tensors of x[idx] in out's node, version-checked like saved tensors:
+    backward reads their values, so changing one in place must raise, not give the gradient
+    for the new indices."""
+    node = out.grad_fn
+    if node is not None:
+        tensors = [i for i in (raw if isinstance(raw, tuple) else (raw,)) if isinstance(i, Tensor)]
+        if tensors:
+            node._saved = tuple(node._saved) + tuple(_pack_saved(tensors, ()))
+    return out
 
 
 @tensor_method("__setitem__")

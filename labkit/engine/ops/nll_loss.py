@@ -41,6 +41,7 @@ class NllLoss(Function):
         picked, where = pick("nll_loss", logp, target, logp._data)
         n = picked.shape[0]
         ctx.where, ctx.shape = where, logp._data.shape
+        ctx.save_for_backward(target)     # backward reads target's values: version-checked
         ctx.scale = -1.0 / n if reduction == "mean" else -1.0
         if reduction == "none":
             return -picked
@@ -49,6 +50,7 @@ class NllLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors                 # raises if target was changed in place since forward
         return _PlaceAt.apply(grad, ctx.where, ctx.shape, ctx.scale), None, None
 
 

@@ -93,20 +93,21 @@ class Amax(Function):
         _check_nonempty(cls.pick if cls.nan_wins else cls.__name__.lower(), x,
                         () if cls.nan_wins else dims)   # max(): torch's RuntimeError
         y = x.device.xp.asarray(getattr(x._data, cls.pick)(axis=dims, keepdims=True))
-        ctx.save_for_backward(x)
-        ctx.ykeep, ctx.dims, ctx.keepdim, ctx.nan_wins = y, dims, keepdim, cls.nan_wins
-        return y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
+        out = y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
+        ctx.save_for_backward(x, out)   # the output too: an in-place change to it is caught
+        ctx.keep_shape, ctx.dims, ctx.nan_wins = y.shape, dims, cls.nan_wins
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        y = Tensor._make(ctx.ykeep, x.device)
+        x, y = ctx.saved_tensors
+        y = y.detach().reshape(ctx.keep_shape)
         hit = x == y
-        if ctx.nan_wins and bool(x.device.xp.isnan(ctx.ykeep).any()):
+        if ctx.nan_wins and bool(x.device.xp.isnan(y._data).any()):
             hit = hit | (x.isnan() & y.isnan())
         hit = hit.to(x.dtype)
         share = hit / hit.sum(ctx.dims, keepdim=True)
-        return grad.reshape(ctx.ykeep.shape) * share, None, None
+        return grad.reshape(ctx.keep_shape) * share, None, None
 
 
 def _check_nonempty(name, x, dims):
@@ -203,11 +204,13 @@ class Var(Function):
     def forward(ctx, x, dims, correction, keepdim):
         if x._data.dtype.kind != "f":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
+        ctx.whole = dims is None            # var() without dim (torch's backward differs)
+        dims = tuple(range(x._data.ndim)) if dims is None else dims
         n = 1
         for d in dims:
             n *= x._data.shape[d]
         ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
+        ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
         return x.device.xp.asarray(x._data.var(axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
@@ -215,8 +218,15 @@ class Var(Function):
         (x,) = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        # correction >= n: torch's factor 2 / 0 is inf (so the gradient is inf or nan)
-        return g * centered * (2.0 / ctx.denom if ctx.denom else float("inf")), None, None, None
+        dof = ctx.dof
+        if dof > 0:
+            return g * centered * (2.0 / dof), None, None, None
+        # correction >= n, where torch 2.13 is not self-consistent; we copy it: reducing the
+        # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
+        # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
+        if ctx.whole:
+            return g * centered.abs() * float("inf"), None, None, None
+        return g * centered * (2.0 / dof if dof else float("inf")), None, None, None
 
 
 class Std(Function):
@@ -306,7 +316,8 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return Var.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
+    return Var.apply(x, None if dim is None else _dims(dim, x._data.ndim),
+                     _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")

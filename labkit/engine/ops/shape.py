@@ -22,8 +22,8 @@ def _as_view(out, base, op=None, args=()):
     if op is not None:
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
-        if root.grad_fn is not None:
-            views = root.__dict__.get("_views")
+        if root.grad_fn is not None or not root._rg:   # a leaf that requires grad is never
+            views = root.__dict__.get("_views")          # changed in place while recording
             if views is None:
                 views = root._views = weakref.WeakSet()
             views.add(out)
@@ -135,6 +135,8 @@ class Expand(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, None  # the engine's sum_to reduces it to the input's shape
+
+    put_back = Reshape.put_back   # only a view where nothing grew is writeable
 
 
 class Squeeze(Function):
@@ -263,7 +265,7 @@ def t(x):
     return _view(T, x, 0, min(x._data.ndim, 2) - 1 if x._data.ndim else 0)
 
 
-Tensor.T = property(lambda x: t(x) if x._data.ndim <= 2 else permute(x, *range(x._data.ndim - 1, -1, -1)),
+Tensor.T = property(lambda x: _view(Permute, x, tuple(range(x._data.ndim - 1, -1, -1))),
                     doc="The transpose (all dims reversed).")
 def _mT(x):
     if x._data.ndim == 1:
