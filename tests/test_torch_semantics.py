@@ -397,3 +397,17 @@ def test_nan_and_inf_semantics_follow_torch(fn):
     m.backward(labkit.ones_like(m))
     r.backward(torch.ones_like(r))
     same(lk[0].grad, th[0].grad)
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("dim", [(), []])
+def test_var_std_dim_empty_gives_the_true_gradient_where_torch_has_a_bug(op, dim):
+    """torch 2.13: x.var(dim=()) reduces every dim forward but backward counts n = 1 and returns
+    inf. labkit's gradient is that of x.var() (its value), which torch itself gives there."""
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]])
+    m, r, lk, th = both(lambda L, x: getattr(x, op)(dim), a, grad=True)
+    same(m, r)
+    m.backward()
+    ref = torch.tensor(a, requires_grad=True)
+    getattr(ref, op)().backward()
+    same(lk[0].grad, ref.grad)

@@ -410,7 +410,7 @@ def _device_error(cls, args):
 
 def _forward_error(cls, args, err):
     msg = str(err)
-    if "broadcast" in msg:
+    if "broadcast" in msg and not isinstance(err, IndexError):  # index arrays: torch's IndexError
         shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
         return RuntimeError(
             f"{_op_name(cls)}: the shapes {' and '.join(map(str, shapes))} cannot be broadcast "

@@ -9,7 +9,7 @@ from .common import float_operands, operands
 
 def _check_bool(name, *xs):
     for x in xs:
-        if isinstance(x, Tensor) and x._data.dtype.kind == "b":
+        if (isinstance(x, Tensor) and x._data.dtype.kind == "b") or isinstance(x, bool):
             raise RuntimeError(
                 f"{name}: not supported on bool tensors. To invert a mask use ~mask or "
                 "mask.logical_not(); to do arithmetic, convert first with mask.float().")
@@ -202,7 +202,8 @@ def _scaled(name, a, b, alpha):
                            f"be a floating point number (got {alpha}). Convert first: x.float().")
     if isinstance(b, Tensor):
         return (b if b.dtype == dt else b.to(dt)) * alpha
-    return b * alpha
+    kind = dt.np.kind
+    return bool(b * alpha) if kind == "b" else int(b * alpha) if kind in "iu" else b * alpha
 
 
 class Rsub(Sub):

@@ -95,7 +95,11 @@ class Any(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
-        return a.device.xp.asarray(getattr(a._data, cls.fn)(axis=dim, keepdims=keepdim))
+        from .reduce import _dims
+        # as torch: dim=() reduces nothing here; a uint8 input gives uint8 (0 or 1)
+        dims = _dims(dim, a._data.ndim, empty_is_all=False) if dim is not None else None
+        out = a.device.xp.asarray(getattr(a._data, cls.fn)(axis=dims, keepdims=keepdim))
+        return out.astype(a._data.dtype) if a._data.dtype.kind == "u" else out
 
 
 class All(Any):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..function import Function, _pack_saved
+from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
 
@@ -26,7 +27,10 @@ def _index_arrays(idx, x):
             return int(idx._data)          # a 0-d integer tensor selects, as an int does
         return idx._data
     if isinstance(idx, list):
-        return np.asarray(idx) if x.device.type == "cpu" else x.device.xp.asarray(idx)
+        arr = np.asarray(idx)
+        if arr.size == 0:
+            arr = arr.astype(np.int64)        # [] indexes nothing (numpy would make it float)
+        return arr if x.device.type == "cpu" else x.device.xp.asarray(arr)
     return idx
 
 
@@ -109,6 +113,15 @@ def _add_at(xp, arr, idx, value):
         xp.add.at(arr, idx, value)
     else:
         xp.add.at(arr[parts[0]], parts[1], value)
+
+
+def _int_array_index(idx):
+    """Whether torch's setitem goes through index_put_ (which wants equal dtypes): any index
+    but a lone bool mask (torch's masked_fill path) beside slices, None and Ellipsis."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    arrays = [i for i in items if hasattr(i, "dtype")]
+    ints = any(isinstance(i, (int, np.integer)) for i in items)
+    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b" or ints)
 
 
 def _is_basic(idx):
@@ -235,6 +248,13 @@ def setitem(x, idx, value):
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
+    if not isinstance(value, Tensor):
+        value = fill_value(x._data.dtype, value)
+    elif value.dtype != x.dtype and _int_array_index(idx):
+        _get(x._data, idx)                   # an out-of-range index is reported first, as torch
+        raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
+                           f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
+                           f"Convert first: x[idx] = value.to(x.dtype).")
 
     def write(target):
         try:

@@ -13,7 +13,9 @@ from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
-from .common import data
+from ..promotion import category, fill_value, result_np
+from .common import data, float_operands
+from .common import operands as _operands
 
 
 def _recording(x, args):
@@ -150,8 +152,17 @@ def _binary(name, ufunc, fn_cls, dunder):
         if isinstance(other, Tensor) and other.device is not x.device:
             raise RuntimeError(f"{name}: expected both tensors on the same device, found "
                                f"{x.device} and {other.device}; move one with .to().")
-        o = data(other)
-        return inplace(x, name, lambda d: getattr(x.device.xp, ufunc)(d, o, out=d), fn_cls, other)
+        dt = result_np(x, other)
+        if category(dt) > category(x._data.dtype):
+            raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
+                               f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "
+                               f"out-of-place form, or convert first: x = x.to({dt}).")
+        operands = float_operands if ufunc == "true_divide" else _operands
+
+        def write(d):
+            a, b = operands(x, other)           # computed in torch's result dtype, then stored
+            d[...] = getattr(x.device.xp, ufunc)(a, b)
+        return inplace(x, name, write, fn_cls, other)
     op.__name__ = name
     op.__doc__ = f"In-place {ufunc}: x.{name}(other) changes x and returns it."
     tensor_method(name, dunder)(op)
@@ -199,6 +210,8 @@ def zero_(x):
 
 @tensor_method("fill_")
 def fill_(x, value):
+    if not isinstance(value, Tensor):
+        value = fill_value(x._data.dtype, value)
     return inplace(x, "fill_", lambda d: d.__setitem__(Ellipsis, data(value)), _Fill, value)
 
 
@@ -264,13 +277,4 @@ def _fill_value(x, value):
                                f"got one with shape {tuple(value.shape)}. Use labkit.where(mask, "
                                "value, x) to fill from a tensor.")
         return value if value.dtype == x.dtype else value.to(x.dtype)
-    kind = x._data.dtype.kind
-    if kind == "b":
-        return bool(value)
-    if kind in "iu":
-        if not -2.0 ** 63 <= value < 2.0 ** 63:     # nan and inf fail this too
-            raise RuntimeError(f"masked_fill: value {value} cannot be converted to type "
-                               f"{x.dtype} without overflow. Fill a float tensor instead: "
-                               "x.float().masked_fill(mask, value).")
-        return int(value)
-    return float(value)
+    return fill_value(x._data.dtype, value)

@@ -72,6 +72,11 @@ def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = list(tensors)
     _check_same("cat", tensors)
+    # as torch: a 1-D empty tensor is skipped whatever the others' shapes (legacy behaviour)
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if not kept:
+        return Cat.apply(0, *tensors)
+    tensors = kept
     nd = tensors[0]._data.ndim
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:

@@ -8,14 +8,14 @@ from ..tensor import Tensor, tensor_method
 values_indices = namedtuple("values_indices", ["values", "indices"])
 
 
-def _dims(dim, ndim):
+def _dims(dim, ndim, empty_is_all=True):
     """dim (None, int or tuple) as a sorted tuple of non-negative axes; as torch, an empty
     tuple or list means every dim (numpy would reduce nothing)."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
-        return tuple(range(ndim))
+        return tuple(range(ndim)) if empty_is_all else ()
     out = []
     n = builtins.max(ndim, 1)
     for d in dims:
@@ -110,10 +110,10 @@ class Amax(Function):
         return grad.reshape(ctx.keep_shape) * share, None, None
 
 
-def _check_nonempty(name, x, dims):
+def _check_nonempty(name, x, dims, exc=RuntimeError):
     shape = x._data.shape
     if x._data.size == 0 and (not shape or not dims):
-        raise RuntimeError(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
+        raise exc(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
                            "one value; there is no extreme of nothing. Give a dim whose size is "
                            "not 0, or check the input is not empty.")
     for d in dims:
@@ -225,8 +225,10 @@ class Var(Function):
         # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
         # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
         if ctx.whole:
-            return g * centered.abs() * float("inf"), None, None, None
-        return g * centered * (2.0 / dof if dof else float("inf")), None, None, None
+            return g * (centered.detach().abs() * float("inf")), None, None, None
+        if dof == 0:     # inf or nan: torch's second derivative treats it as a constant
+            return g * (centered.detach() * float("inf")), None, None, None
+        return g * centered * (2.0 / dof), None, None, None
 
 
 class Std(Function):
@@ -265,8 +267,16 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     return Sum.apply(x, _dims(dim, x._data.ndim), keepdim)
 
 
+def _float_only(name, x):
+    """torch checks the dtype before the dims: the same error first."""
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be "
+                           f"floating point, got {x.dtype}. Convert first: x.float().{name}().")
+
+
 @tensor_method("mean")
 def mean(x, dim=None, keepdim=False):
+    _float_only("mean", x)
     if dim is None:
         return MeanAll.apply(x, _dims(None, x._data.ndim), False)
     return Mean.apply(x, _dims(dim, x._data.ndim), keepdim)
@@ -300,12 +310,19 @@ def min(x, dim=None, keepdim=False):
 
 @tensor_method("amax")
 def amax(x, dim=(), keepdim=False):
-    return Amax.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
+    return Amax.apply(x, _whole_dims("amax", x, dim), keepdim)
 
 
 @tensor_method("amin")
 def amin(x, dim=(), keepdim=False):
-    return Amin.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
+    return Amin.apply(x, _whole_dims("amin", x, dim), keepdim)
+
+
+def _whole_dims(name, x, dim):
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        _check_nonempty(name, x, ())     # every dim: torch's RuntimeError on an empty tensor
+        return tuple(range(x._data.ndim))
+    return _dims(dim, x._data.ndim)
 
 
 def _correction(unbiased, correction):
@@ -316,12 +333,14 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _float_only("var", x)
     return Var.apply(x, None if dim is None else _dims(dim, x._data.ndim),
                      _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _float_only("std", x)
     return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
@@ -337,7 +356,7 @@ class ArgMax(Function):
             raise RuntimeError(f"{cls.pick}(): does not support bool input (as torch). Convert "
                                f"first: mask.long().{cls.pick}().")
         if dim is None:
-            _check_nonempty(cls.pick, x, ())
+            _check_nonempty(cls.pick, x, (), IndexError)
             out = xp.asarray(getattr(x._data, cls.pick)())
             return out.reshape((1,) * x._data.ndim) if keepdim else out
         (dim,) = _dims(dim, x._data.ndim) or (None,)

@@ -45,8 +45,9 @@ class Maximum(Function):
         loses_a, loses_b = (a < b, a > b) if cls.pick == "maximum" else (a > b, a < b)
         half = where(a == b, 0.5, 1.0)   # as torch: where a or b is nan, both get the gradient
         need = ctx.needs_input_grad
-        ga = grad * where(loses_a, 0.0, half) if need[0] else None
-        gb = grad * where(loses_b, 0.0, half) if need[1] else None
+        # where, not a product: a nan gradient stays out of the input that lost (as torch)
+        ga = where(loses_a, 0.0, grad * half) if need[0] else None
+        gb = where(loses_b, 0.0, grad * half) if need[1] else None
         return ga, gb
 
 

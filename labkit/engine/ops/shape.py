@@ -101,7 +101,7 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.permute(*_inverse(ctx.dims)), None
+        return grad.permute(tuple(_inverse(ctx.dims))), None
 
     @staticmethod
     def put_back(parent, new, dims):

@@ -5,7 +5,7 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all
-from .common import float_data
+from .common import float_data, refuse_bool
 
 
 class Exp(Function):
@@ -163,6 +163,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
+        refuse_bool("relu", x, RuntimeError)
         xp = x.device.xp
         y = xp.asarray(xp.maximum(x._data, 0)).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(y)
@@ -171,7 +172,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (y <= 0).logical_not()   # as torch: at nan the gradient passes
+        from .select import where         # as torch: at nan the gradient passes, and a nan
+        return where(y <= 0, 0.0, grad)    # gradient stays out where the input was cut
 
 
 class Abs(Function):
@@ -179,6 +181,7 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx, x):
+        refuse_bool("abs", x)
         ctx.save_for_backward(x)
         return x.device.xp.abs(x._data)
 
@@ -215,14 +218,15 @@ class Clamp(Function):
         above = x >= lo if lo is not None else None
         below = x <= hi if hi is not None else None
         mask = above if below is None else below if above is None else above & below
-        gx = grad * mask if need[0] else None
+        from .select import where         # masks, not products: nan gradients stay masked
+        gx = where(mask, grad, 0.0) if need[0] else None
         glo = ghi = None
         if need[1]:
             won = ~above if hi is None else ~above & (lo <= hi)
-            glo = grad * won
+            glo = where(won, grad, 0.0)
         if need[2]:
             won = ~below if lo is None else ~below | (lo > hi)
-            ghi = grad * won
+            ghi = where(won, grad, 0.0)
         return gx, glo, ghi
 
 
