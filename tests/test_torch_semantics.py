@@ -411,3 +411,133 @@ def test_var_std_dim_empty_gives_the_true_gradient_where_torch_has_a_bug(op, dim
     ref = torch.tensor(a, requires_grad=True)
     getattr(ref, op)().backward()
     same(lk[0].grad, ref.grad)
+
+
+# --- more valid torch code that labkit rejected ---------------------------------------------------
+
+@pytest.mark.parametrize("case", ["softmax", "log_softmax", "amax", "conv2d", "nll_loss",
+                                  "cross_entropy", "batch_norm", "linear", "sum"])
+def test_size_zero_batches_run_as_in_torch(case):
+    def run(L):
+        F = L.nn.functional
+        x = L.zeros(0, 3, requires_grad=True)
+        if case == "softmax":
+            y = F.softmax(L.zeros(2, 0, requires_grad=True), 1)
+        elif case == "log_softmax":
+            y = F.log_softmax(x, 0)
+        elif case == "amax":
+            y = x.amax(1)
+        elif case == "conv2d":
+            y = F.conv2d(L.zeros(0, 2, 5, 5, requires_grad=True), L.ones(3, 2, 3, 3))
+        elif case == "nll_loss":
+            y = F.nll_loss(x, L.zeros(0, dtype=L.int64))
+        elif case == "cross_entropy":
+            y = F.cross_entropy(x, L.zeros(0, dtype=L.int64), reduction="sum")
+        elif case == "batch_norm":
+            y = F.batch_norm(L.zeros(0, 3, requires_grad=True), None, None, training=True)
+        elif case == "linear":
+            y = F.linear(x, L.ones(4, 3))
+        else:
+            y = x.sum(0)
+        return y
+    try:
+        r = run(torch)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            run(labkit)
+        return
+    m = run(labkit)
+    same(m, r)
+
+
+def test_setitem_with_a_value_that_requires_grad():
+    res = []
+    for L in (labkit, torch):
+        y = L.tensor([1.0, 2.0], requires_grad=True)
+        x = L.zeros(2, 2)
+        x[...] = y * 3
+        (x * L.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+        res.append(y.grad)
+    same(*res)
+
+
+@pytest.mark.parametrize("kw", [{}, {"ignore_index": 1}, {"label_smoothing": 0.1},
+                                {"weight": [1.0, 2.0, 0.5]}, {"reduction": "sum", "ignore_index": 0},
+                                {"weight": [1.0, 2.0, 0.5], "label_smoothing": 0.2},
+                                {"reduction": "none", "weight": [1.0, 2.0, 0.5], "ignore_index": 2}])
+def test_cross_entropy_options(kw):
+    x = np.random.default_rng(0).standard_normal((4, 3))
+    t = np.array([0, 1, 2, kw.get("ignore_index", -100)])   # the last row is ignored
+    res = []
+    for L in (labkit, torch):
+        xi = L.tensor(x, requires_grad=True)
+        k = dict(kw)
+        if "weight" in k:
+            k["weight"] = L.tensor(np.array(k["weight"]))
+        y = L.nn.functional.cross_entropy(xi, L.tensor(t), **k)
+        y.backward(L.ones_like(y))
+        res.append((y, xi.grad))
+    same(res[0][0], res[1][0])
+    same(res[0][1], res[1][1])
+
+
+@pytest.mark.parametrize("kw", [{}, {"ignore_index": 1}, {"weight": [1.0, 2.0, 0.5]},
+                                {"reduction": "none", "ignore_index": 0}])
+def test_nll_loss_options(kw):
+    x = np.random.default_rng(0).standard_normal((4, 3))
+    t = np.array([0, 1, 2, kw.get("ignore_index", -100)])   # the last row is ignored
+    res = []
+    for L in (labkit, torch):
+        xi = L.tensor(x, requires_grad=True)
+        k = dict(kw)
+        if "weight" in k:
+            k["weight"] = L.tensor(np.array(k["weight"]))
+        y = L.nn.functional.nll_loss(xi, L.tensor(t), **k)
+        y.backward(L.ones_like(y))
+        res.append((y, xi.grad))
+    same(res[0][0], res[1][0])
+    same(res[0][1], res[1][1])
+
+
+# --- torch refuses, labkit accepted ----------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.nn.functional.softmax(L.tensor([1, 2]), 0),
+    lambda L: L.nn.functional.relu(L.tensor([True])),
+    lambda L: L.nn.functional.gelu(L.tensor([1, 2])),
+    lambda L: L.nn.functional.leaky_relu(L.tensor([1, 2])),
+    lambda L: L.tensor([True]).argmax(),
+    lambda L: L.tensor([True]) ** L.tensor([True]),
+    lambda L: L.nn.functional.mse_loss(L.tensor([1, 2]), L.tensor([1, 3])),
+    lambda L: L.tensor(1.0).permute(),
+    lambda L: L.ones(2).allclose(L.ones(2, dtype=L.float64)),
+    lambda L: L.ones(3).copy_(L.ones(2)),
+    lambda L: L.zeros(3).index_put_((L.tensor([0]),), L.tensor([1])) if hasattr(L.zeros(1), "index_put_")
+    else L.zeros(3).__setitem__(L.tensor([0]), L.tensor([1])),
+], ids=["softmax-int", "relu-bool", "gelu-int", "leaky_relu-int", "argmax-bool", "bool-pow-bool",
+        "mse_loss-long", "permute-no-dims", "allclose-f32-f64", "copy_-shape", "index_put-dtype"])
+def test_torch_refuses_so_does_labkit(fn):
+    raises_like(fn)
+
+
+# --- errors that explain -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn,words", [
+    (lambda L: L.tensor(1.0).split(1), ["split", "0-d"]),
+    (lambda L: L.tensor(1.0).chunk(1), ["chunk", "0-d"]),
+    (lambda L: L.cat([L.tensor(1.0)]), ["cat", "zero-dimensional", "stack"]),
+    (lambda L: L.ones(3).chunk(0), ["chunk", "greater than 0"]),
+    (lambda L: L.ones(3, dtype=L.uint8).add_(-1.5), ["add_", "uint8"]),
+    (lambda L: L.ones(3, dtype=L.bool).mul_(2.5), ["mul_", "bool"]),
+    (lambda L: L.ones(3, dtype=L.int64).div_(2), ["div_", "int64"]),
+    (lambda L: L.ones(3).add(np.ones(3, dtype=np.float32).tolist()), ["add", "list"]),
+    (lambda L: L.nn.functional.relu(np.ones(3)), ["relu", "ndarray", "tensor("]),
+    (lambda L: L.ones(3)[::-1], ["step", "flip"]),
+])
+def test_errors_name_the_op_and_the_fix(fn, words):
+    with pytest.raises(Exception) as want:
+        fn(torch)
+    with pytest.raises(type(want.value)) as got:
+        fn(labkit)
+    for w in words:
+        assert w in str(got.value), (w, str(got.value))

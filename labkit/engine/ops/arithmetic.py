@@ -200,9 +200,9 @@ def _scaled(name, a, b, alpha):
     if not dt.is_floating_point and isinstance(alpha, float):
         raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
                            f"be a floating point number (got {alpha}). Convert first: x.float().")
-    if isinstance(b, Tensor):
-        return (b if b.dtype == dt else b.to(dt)) * alpha
     kind = dt.np.kind
+    if isinstance(b, Tensor):             # alpha as a number of the result's kind (bool stays)
+        return (b if b.dtype == dt else b.to(dt)) * (bool(alpha) if kind == "b" else alpha)
     return bool(b * alpha) if kind == "b" else int(b * alpha) if kind in "iu" else b * alpha
 
 

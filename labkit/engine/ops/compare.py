@@ -119,6 +119,9 @@ def all(a, dim=None, keepdim=False):
 @tensor_method("allclose")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when |a - b| <= atol + rtol * |b| everywhere (a Python bool)."""
+    if isinstance(b, Tensor) and b._data.dtype != a._data.dtype:
+        raise RuntimeError(f"allclose: {a.dtype} did not match {b.dtype} (torch compares only "
+                           f"equal dtypes). Convert one first: a.allclose(b.to(a.dtype)).")
     return bool(a.device.xp.allclose(a._data, data(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

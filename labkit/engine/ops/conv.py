@@ -46,7 +46,8 @@ class Conv2d(Function):
         ctx.save_for_backward(x, w)
         ctx.geometry = (kh, kw), dilation, padding, stride
         oh = out_size(x._data.shape[2], kh, stride[0], padding[0], dilation[0])
-        return y.reshape(x._data.shape[0], o, oh, -1)
+        ow = out_size(x._data.shape[3], kw, stride[1], padding[1], dilation[1])
+        return y.reshape(x._data.shape[0], o, oh, ow)   # explicit: -1 fails for a batch of 0
 
     @staticmethod
     def backward(ctx, grad):

@@ -153,6 +153,8 @@ def _binary(name, ufunc, fn_cls, dunder):
             raise RuntimeError(f"{name}: expected both tensors on the same device, found "
                                f"{x.device} and {other.device}; move one with .to().")
         dt = result_np(x, other)
+        if ufunc == "true_divide" and dt.kind != "f":
+            dt = result_np(1.0)                    # true division of integers gives float32
         if category(dt) > category(x._data.dtype):
             raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
                                f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "

@@ -106,7 +106,7 @@ class TanhGrad(Function):
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
         g, yd = grad._data, y._data
-        return g - g * yd * yd  # = g * (1 - y*y), without a slow Python-scalar ufunc call
+        return g * (1 - yd * yd)  # not g - g*y*y: an inf gradient must stay inf (inf-inf=nan)
 
     @staticmethod
     def backward(ctx, gg):
@@ -144,8 +144,8 @@ class SigmoidGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        gy = grad._data * y._data
-        return gy - gy * y._data  # = g * y * (1 - y)
+        yd = y._data
+        return grad._data * (yd * (1 - yd))  # torch's order: an inf gradient stays inf
 
     @staticmethod
     def backward(ctx, gg):
