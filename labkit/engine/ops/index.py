@@ -117,11 +117,10 @@ def _add_at(xp, arr, idx, value):
 
 def _int_array_index(idx):
     """Whether torch's setitem goes through index_put_ (which wants equal dtypes): any index
-    but a lone bool mask (torch's masked_fill path) beside slices, None and Ellipsis."""
+    but a lone bool mask (torch's masked_fill path) beside ints, slices, None, Ellipsis."""
     items = idx if isinstance(idx, tuple) else (idx,)
     arrays = [i for i in items if hasattr(i, "dtype")]
-    ints = any(isinstance(i, (int, np.integer)) for i in items)
-    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b" or ints)
+    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b")
 
 
 def _is_basic(idx):

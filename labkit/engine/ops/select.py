@@ -22,9 +22,9 @@ class Where(Function):
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
         need = ctx.needs_input_grad
-        zero = grad * 0
-        ga = where(cond, grad, zero) if need[1] else None
-        gb = where(cond, zero, grad) if need[2] else None
+        # a literal 0, not grad * 0: a nan gradient on the side not taken must not leak
+        ga = where(cond, grad, 0.0) if need[1] else None
+        gb = where(cond, 0.0, grad) if need[2] else None
         return None, ga, gb
 
 
