@@ -199,7 +199,9 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
-        ctx.save_for_backward(x, lo, hi)
+        bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
+        ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
+        ctx.lo, ctx.hi = lo, hi
         dt, (d, a, b) = cast_all(x, lo, hi)
         if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
             raise NotImplementedError("clamp: not implemented for bool tensors with Python "
@@ -213,7 +215,9 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, lo, hi = ctx.saved_tensors
+        x, *bounds = ctx.saved_tensors
+        lo = bounds.pop(0) if isinstance(ctx.lo, Tensor) else ctx.lo
+        hi = bounds.pop(0) if isinstance(ctx.hi, Tensor) else ctx.hi
         need = ctx.needs_input_grad
         above = x >= lo if lo is not None else None
         below = x <= hi if hi is not None else None
