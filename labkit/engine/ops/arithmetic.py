@@ -20,6 +20,12 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        x = a._data                            # a is a tensor: __radd__ swaps
+        if isinstance(b, Tensor):
+            if x.dtype is b._data.dtype:       # the hot path: no promotion to look up
+                return x + b._data
+        elif type(b) is float and x.dtype.kind == "f":
+            return x + b
         x, y = operands(a, b)
         return x + y
 
@@ -50,6 +56,12 @@ class Mul(Function):
         need = ctx.needs_input_grad        # save only what the wanted gradients read
         if need:
             ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
+        x = a._data                            # a is a tensor: __rmul__ swaps
+        if isinstance(b, Tensor):
+            if x.dtype is b._data.dtype:       # the hot path: no promotion to look up
+                return x * b._data
+        elif type(b) is float and x.dtype.kind == "f":
+            return x * b
         x, y = operands(a, b)
         return x * y
 
