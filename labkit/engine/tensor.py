@@ -6,6 +6,7 @@ forward, backward and Tensor method sit together in one file.
 import numpy as np
 
 from . import dtype as _dt
+from .defaults import defaults
 from .device import cpu
 from .grad_mode import mode
 
@@ -23,12 +24,17 @@ class Tensor:
     _retains = False
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
 
-    def __init__(self, data, requires_grad=False):
+    def __init__(self, data=(), *size, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], bool):    # labkit's Tensor(data, requires_grad)
+            size, requires_grad = (), size[0]
+        if size or (isinstance(data, (int, np.integer)) and not isinstance(data, bool)) \
+                or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
+            data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
         if isinstance(data, Tensor):
             data = data._data
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
                 or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
-            data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
+            data = np.asarray(data, dtype=defaults.float)  # as torch.Tensor(...): default dtype
         self._data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
         if requires_grad:

@@ -3,6 +3,7 @@ from .. import dtype as _dt
 from ..device import Device, cuda_available, is_pinned_array, pin_array, to_device_array
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 
 class ToCopy(Function):
@@ -25,6 +26,9 @@ class ToCopy(Function):
     def backward(ctx, grad):
         # four arguments, as forward: so the double backward returns one gradient per argument
         return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device, False), None, None, None
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.elementwise)
 
 
 def _parse_to(args, kwargs):

@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 
@@ -53,6 +54,9 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class SumAll(Sum):
     node_name = "SumBackward0"
@@ -76,6 +80,9 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
 
 
 class MeanAll(Mean):
@@ -121,6 +128,18 @@ def _check_nonempty(name, x, dims, exc=RuntimeError):
             raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
                              f"input has shape {tuple(shape)}. Reduce over another dim, or check "
                              "the input is not empty.")
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        kept = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+        y = out if keepdim else out.reshape(kept)
+        hit = (x == y).to(x.dtype)                 # ties share, as in backward
+        return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
+
+    vmap = classmethod(rules.dims_after_batch)
 
 
 class Amin(Amax):
@@ -230,6 +249,25 @@ class Var(Function):
             return g * (centered.detach() * float("inf")), None, None, None
         return g * centered * (2.0 / dof), None, None, None
 
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, correction, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        dims = tuple(range(x.ndim)) if dims is None else dims   # var() over everything
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        centered = x - x.mean(dims, keepdim=True)        # 2 / (n - c) * sum((x - mean) * t)
+        t_var = (centered * t).sum(dims, keepdim=keepdim) * (2.0 / builtins.max(n - correction, 0))
+        if cls is Var:
+            return t_var
+        from .select import where
+        zero = out == 0
+        return where(zero, 0.0, t_var / where(zero, 1.0, 2 * out))
+
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class Std(Function):
     node_name = "StdBackward0"
@@ -255,6 +293,9 @@ class Std(Function):
         g = _expand_back(where(zero, 0.0, grad / where(zero, 1.0, y)), x.shape, ctx.dims,
                          ctx.keepdim)
         return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+
+    jvp = classmethod(Var.jvp.__func__)   # the variance's tangent, then d sqrt
+    vmap = classmethod(rules.dims_after_batch)
 
 
 @tensor_method("sum")
@@ -333,6 +374,8 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.var(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     _float_only("var", x)
     return Var.apply(x, None if dim is None else _dims(dim, x._data.ndim),
                      _correction(unbiased, correction), keepdim)
@@ -340,6 +383,8 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.std(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     _float_only("std", x)
     return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 

@@ -1,7 +1,8 @@
 """softmax and log_softmax, computed stably (subtract the max before exp)."""
 from ..function import Function
 from ..tensor import tensor_method
-from .common import require_float
+from .common import float_data, require_float
+from . import rules
 
 
 def _max(xp, d, dim):
@@ -28,6 +29,18 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, dim), t = args, tangents[0]
+        if t is None or dim is None:
+            return None if t is None else t * 0
+        return out * (t - (out * t).sum(dim, keepdim=True))
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, dim = args
+        return cls.apply(x.unsqueeze(1), 1).squeeze(1) if dim is None else cls.apply(x, dim + 1)
+
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
@@ -47,6 +60,18 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, dim), t = args, tangents[0]
+        if t is None or dim is None:
+            return None if t is None else t * 0
+        return t - (out.exp() * t).sum(dim, keepdim=True)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, dim = args
+        return cls.apply(x.unsqueeze(1), 1).squeeze(1) if dim is None else cls.apply(x, dim + 1)
 
 
 def _dim(x, dim, name):
