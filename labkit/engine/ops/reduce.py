@@ -117,18 +117,6 @@ class Amax(Function):
         return grad.reshape(ctx.keep_shape) * share, None, None
 
 
-def _check_nonempty(name, x, dims, exc=RuntimeError):
-    shape = x._data.shape
-    if x._data.size == 0 and (not shape or not dims):
-        raise exc(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
-                           "one value; there is no extreme of nothing. Give a dim whose size is "
-                           "not 0, or check the input is not empty.")
-    for d in dims:
-        if shape[d] == 0:
-            raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
-                             f"input has shape {tuple(shape)}. Reduce over another dim, or check "
-                             "the input is not empty.")
-
     @classmethod
     def jvp(cls, args, tangents, out):
         (x, dims, keepdim), t = args, tangents[0]
@@ -140,6 +128,19 @@ def _check_nonempty(name, x, dims, exc=RuntimeError):
         return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
 
     vmap = classmethod(rules.dims_after_batch)
+
+
+def _check_nonempty(name, x, dims, exc=RuntimeError):
+    shape = x._data.shape
+    if x._data.size == 0 and (not shape or not dims):
+        raise exc(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
+                           "one value; there is no extreme of nothing. Give a dim whose size is "
+                           "not 0, or check the input is not empty.")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
+                             f"input has shape {tuple(shape)}. Reduce over another dim, or check "
+                             "the input is not empty.")
 
 
 class Amin(Amax):
