@@ -88,4 +88,6 @@ def __getattr__(name):
     if name == "cond":                    # the explicit branch op of labkit.export
         from .export import cond
         return cond
-    raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+    import sys
+    from .engine.unsupported import missing   # a torch API labkit lacks is named as such
+    raise missing("torch", name, sys.modules[__name__])

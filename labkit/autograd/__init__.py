@@ -8,3 +8,7 @@ from . import function, functional  # noqa: F401
 from .function import once_differentiable  # noqa: F401
 from .gradgradcheck import gradgradcheck  # noqa: F401
 from ..legacy import Variable  # noqa: F401,E402  (deprecated alias, as torch.autograd.Variable)
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.autograd")

@@ -9,6 +9,7 @@ from . import dtype as _dt
 from .defaults import defaults
 from .device import cpu
 from .grad_mode import mode
+from .unsupported import missing
 
 
 class Tensor:
@@ -246,6 +247,11 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
+
+    def __getattr__(self, name):
+        """Called only when normal lookup fails, so it costs nothing on the hot path: a torch
+        method or attribute labkit lacks is named as such (hasattr/getattr still work)."""
+        raise missing("torch.Tensor", name, self)
 
     @staticmethod
     def _make(data, device, requires_grad=False):

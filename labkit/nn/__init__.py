@@ -46,3 +46,7 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoder, TransformerEncoderLayer)
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.nn")

@@ -85,3 +85,7 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "prelu"]
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.nn.functional")

@@ -12,6 +12,7 @@ from ..engine.device import Device
 from ..engine.dtype import dtype as _dtype, float16, float32, float64
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
+from ..engine.unsupported import missing
 from . import hooks as _hooks
 from .hooks import (RemovableHandle, register_module_backward_hook,  # noqa: F401
                     register_module_forward_hook, register_module_forward_pre_hook,
@@ -260,7 +261,7 @@ class Module:
             registry = d.get(kind)
             if registry is not None and name in registry:
                 return registry[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise missing("torch.nn.Module", name, self)   # names a torch.nn.Module API labkit lacks
 
     def __delattr__(self, name):
         d = self.__dict__

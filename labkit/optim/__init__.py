@@ -18,3 +18,7 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
            "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.optim")

@@ -501,3 +501,7 @@ class ReduceLROnPlateau(LRScheduler):
                 else a < best - self.threshold
         return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" \
             else a > best + self.threshold
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.optim.lr_scheduler")
