@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup lab test test-fake-cuda bench clean
+.PHONY: setup lab test test-fake-cuda fuzz bench clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,18 @@ test: setup
 # (no numpy array mixed into device code, no implicit copy to the host), not a GPU.
 test-fake-cuda: setup
 	LABKIT_FAKE_CUDA=1 $(BIN)/pytest -p no:cacheprovider tests --ignore=tests/ui
+
+# The differential fuzzer (tests/fuzz) for MINUTES minutes: batches of random programs run on
+# labkit and torch in lockstep, each batch with a fresh hypothesis seed, until the time is up;
+# the first discrepancy stops it and prints the (shrunk) program.
+MINUTES ?= 30
+fuzz: setup
+	end=$$(( $$(date +%s) + 60 * $(MINUTES) )); n=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+		n=$$((n + 1)); echo "fuzz batch $$n"; \
+		LABKIT_FUZZ_EXAMPLES=2000 $(BIN)/python -m pytest -p no:cacheprovider tests/fuzz \
+			--hypothesis-seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') || exit 1; \
+	done
 
 bench: setup
 	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done

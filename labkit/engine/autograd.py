@@ -6,6 +6,7 @@ number hands out each node once, after all its consumers, with its summed gradie
 """
 from heapq import heappop, heappush
 
+from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
 from .grad_mode import mode
 from .tensor import Tensor, tensor_method
@@ -116,7 +117,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                                    "the graph. Create it with requires_grad=True.")
             node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
             targets.setdefault(node, []).append((i, t._out_idx))
-        needed = _needed(_collect([r[0] for r in roots]), targets)
+        needed, through = _needed(_collect([r[0] for r in roots]), targets)
         results = [None] * len(inputs)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
@@ -138,6 +139,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if accumulate:
                     _accumulate(node.variable, grads[0], create_graph, handed)
                 continue
+            if needed is not None and node not in through:
+                continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run
             # run the node's backward and hand each input's gradient on (inlined: hot loop)
             if node._freed:
                 node.saved_tensors  # raises "backward through the graph a second time"
@@ -162,6 +165,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 shape = nxt._out_shapes[idx]
                 if g._data.shape != shape:
                     g = _reduce_grad(node, edges.index(e), g, shape)
+                dts = nxt._out_dtypes
+                if dts is not None and g._data.dtype is not dts[idx] and g._data.dtype != dts[idx]:
+                    g = g.to(_dt.from_np(dts[idx]))   # as torch: each input gets its own dtype
                 slot = buffers.get(nxt)
                 if slot is None:
                     heappush(heap, (-nxt._seq, nxt))
@@ -185,12 +191,17 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
 
 def _needed(nodes, targets):
-    """The nodes from which some target can be reached (only they need to run for grad())."""
-    needed = set()
+    """(nodes that must receive a gradient, nodes that must run): a node runs only if some
+    target lies beyond it; a target with nothing needed beyond it is only read (torch does
+    not run, nor free, the node of a non-leaf input of grad())."""
+    needed, through = set(), set()
     for node in reversed(nodes):
-        if node in targets or any(e is not None and e[0] in needed for e in node._edges):
+        if any(e is not None and e[0] in needed for e in node._edges):
+            through.add(node)
             needed.add(node)
-    return needed
+        elif node in targets:
+            needed.add(node)
+    return needed, through
 
 
 def _add_to_buffer(buffers, node, idx, g):
@@ -201,16 +212,22 @@ def _add_to_buffer(buffers, node, idx, g):
 
 
 def _run_hooks(node, grads):
+    """Each output's hooks in registration order, retain_grad's last (as torch 2.x: .grad holds
+    the gradient after every hook)."""
     hooks = node._hooks
     if hooks:
         for idx, fns in hooks.items():
-            for fn in fns:
+            for fn in sorted(fns, key=_retains_last):
                 if grads[idx] is None:
                     continue
                 new = fn(grads[idx])
                 if new is not None:
                     grads[idx] = new
     return grads
+
+
+def _retains_last(fn):
+    return getattr(fn, "_retains_grad", False)
 
 
 observers = []  # fn(node, grads) called as each node is reached, in the engine's real order

@@ -31,6 +31,7 @@ class Node:
     _non_diff = ()       # output indices marked non-differentiable
     _to_save = ()        # what forward passed to save_for_backward (packed after forward)
     _to_mark = ()        # what forward passed to mark_non_differentiable
+    _out_dtypes = None   # output dtypes: backward casts each input's gradient to its dtype
     _dirty = ()          # inputs forward changed in place (mark_dirty)
 
     def name(self):
@@ -118,6 +119,10 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._seq = next(_seq)
         self._out_shapes = (variable._data.shape,)
+
+    @property
+    def _out_dtypes(self):   # read live: module.to(dtype) swaps a parameter's array in place
+        return (self.variable._data.dtype,)
 
 
 def accumulate_node(leaf):
@@ -321,6 +326,7 @@ def _record(cls, args, device):
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
+        node._out_dtypes = (out.dtype,)
         outputs = (result,)
     else:
         outputs = _link_outputs(node, out, device)
@@ -427,7 +433,7 @@ def _device_error(cls, args):
 
 def _forward_error(cls, args, err):
     msg = str(err)
-    if "broadcast" in msg:
+    if "broadcast" in msg and not isinstance(err, IndexError):  # index arrays: torch's IndexError
         shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
         return RuntimeError(
             f"{_op_name(cls)}: the shapes {' and '.join(map(str, shapes))} cannot be broadcast "

@@ -1,5 +1,6 @@
 """Composite functions built from primitive ops (their gradients come for free)."""
 from .function import Function
+from .ops.common import require_float
 from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
 from .ops.linear import linear  # noqa: F401  (re-exported)
 from .ops.nll_loss import nll_loss  # noqa: F401  (re-exported)
@@ -29,6 +30,7 @@ def _same_shape(name, input, target):
 def mse_loss(input, target, reduction="mean"):
     """Mean squared error: mean((input - target) ** 2)."""
     _same_shape("mse_loss", input, target)
+    require_float("mse_loss", input)   # as torch: no mse of integers
     return _reduce((input - target) ** 2, reduction, "mse_loss")
 
 

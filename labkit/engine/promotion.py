@@ -101,6 +101,8 @@ def cast(x, np_dtype):
     if isinstance(x, (Tensor, np.ndarray)):
         d = x._data if isinstance(x, Tensor) else x
         return d if d.dtype == np_dtype else d.astype(np_dtype)
+    if x is None:
+        return None
     if np_dtype.kind in "iu" and not isinstance(x, (bool, np.bool_)):
         info = np.iinfo(np_dtype)
         if not info.min <= x <= info.max:
@@ -108,6 +110,24 @@ def cast(x, np_dtype):
     elif np_dtype.kind == "b":
         return bool(x)
     return x
+
+
+def fill_value(np_dtype, value):
+    """A Python number stored into a tensor of np_dtype (fill_, x[i] = v, masked_fill), as
+    torch: a float is truncated, a negative int wraps into an unsigned type, and a value
+    that does not fit raises instead of wrapping silently."""
+    kind = np_dtype.kind
+    if kind == "b" or isinstance(value, (bool, np.bool_)):
+        return bool(value) if kind == "b" else int(value)
+    if kind == "f":
+        return float(value)
+    info = np.iinfo(np_dtype)
+    lo = -info.max if kind == "u" and isinstance(value, (int, np.integer)) else info.min
+    if not lo <= value <= info.max:      # nan fails this too
+        raise RuntimeError(f"value {value} cannot be converted to type {np_dtype} without "
+                           f"overflow (it holds {info.min} to {info.max}). Convert the tensor "
+                           "first, e.g. x = x.long() or x.float().")
+    return int(np.asarray(int(value)).astype(np_dtype)) if value < 0 else int(value)
 
 
 def cast_all(*operands):

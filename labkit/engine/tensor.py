@@ -124,6 +124,7 @@ class Tensor:
             g = grad.detach() if grad.grad_fn is None else grad
             g = Tensor._make(g._data.copy(), g.device) if g.grad_fn is None else g
             t.grad = g if t.grad is None else t.grad + g
+        _retain._retains_grad = True   # the engine runs it after every other hook
         self.register_hook(_retain)
 
     def register_hook(self, hook):

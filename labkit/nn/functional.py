@@ -49,7 +49,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     dims, shape = (0,) + tuple(range(2, input.ndim)), (1, -1) + (1,) * (input.ndim - 2)
     if training or running_mean is None:
         n = input.numel() // input.shape[1]
-        if n <= 1:
+        if n == 1:                 # as torch: an empty batch (n = 0) is fine
             raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
                              f"got input of shape {tuple(input.shape)}. Use a batch of more than "
                              "one example, or call model.eval() to use the running statistics.")

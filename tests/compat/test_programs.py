@@ -29,7 +29,6 @@ ROOT = HERE.parents[1]
 LABKIT_LACKS = {
     "autograd_blitz": "nn.Sequential.__setitem__ (model[2] = nn.Linear(...))",
     "autograd_higher_order": "torch.autograd.grad(only_inputs=)",
-    "cross_entropy_options": "nn.CrossEntropyLoss(ignore_index=-100) skipping those targets",
     "embeddings_cosine_similarity": "F.cosine_similarity",
     "gan_training_step": "nn.LeakyReLU(inplace=True)",
     "gradient_clipping": "nn.utils.clip_grad_value_",

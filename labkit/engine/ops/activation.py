@@ -2,7 +2,7 @@
 import math
 
 from ..function import Function
-from .common import float_data
+from .common import float_data, require_float
 from .erf import _quiet, erf, erf_array
 from .select import where
 from . import rules
@@ -19,6 +19,7 @@ class LeakyRelu(Function):
 
     @staticmethod
     def forward(ctx, x, slope):
+        require_float("leaky_relu", x)
         ctx.save_for_backward(x)
         ctx.slope = slope
         d = x._data
@@ -43,6 +44,7 @@ class Gelu(Function):
 
     @staticmethod
     def forward(ctx, x, approximate):
+        require_float("gelu", x)
         ctx.save_for_backward(x)
         ctx.approximate = approximate
         xp = x.device.xp

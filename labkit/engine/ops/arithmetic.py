@@ -10,7 +10,7 @@ from . import rules
 
 def _check_bool(name, *xs):
     for x in xs:
-        if isinstance(x, Tensor) and x._data.dtype.kind == "b":
+        if (isinstance(x, Tensor) and x._data.dtype.kind == "b") or isinstance(x, bool):
             raise RuntimeError(
                 f"{name}: not supported on bool tensors. To invert a mask use ~mask or "
                 "mask.logical_not(); to do arithmetic, convert first with mask.float().")
@@ -21,6 +21,12 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        x = a._data                            # a is a tensor: __radd__ swaps
+        if isinstance(b, Tensor):
+            if x.dtype is b._data.dtype:       # the hot path: no promotion to look up
+                return x + b._data
+        elif type(b) is float and x.dtype.kind == "f":
+            return x + b
         x, y = operands(a, b)
         return x + y
 
@@ -64,6 +70,12 @@ class Mul(Function):
         need = ctx.needs_input_grad        # save only what the wanted gradients read
         if need:
             ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
+        x = a._data                            # a is a tensor: __rmul__ swaps
+        if isinstance(b, Tensor):
+            if x.dtype is b._data.dtype:       # the hot path: no promotion to look up
+                return x * b._data
+        elif type(b) is float and x.dtype.kind == "f":
+            return x * b
         x, y = operands(a, b)
         return x * y
 
@@ -249,9 +261,10 @@ def _scaled(name, a, b, alpha):
     if not dt.is_floating_point and isinstance(alpha, float):
         raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
                            f"be a floating point number (got {alpha}). Convert first: x.float().")
-    if isinstance(b, Tensor):
-        return (b if b.dtype == dt else b.to(dt)) * alpha
-    return b * alpha
+    kind = dt.np.kind
+    if isinstance(b, Tensor):             # alpha as a number of the result's kind (bool stays)
+        return (b if b.dtype == dt else b.to(dt)) * (bool(alpha) if kind == "b" else alpha)
+    return bool(b * alpha) if kind == "b" else int(b * alpha) if kind in "iu" else b * alpha
 
 
 class Rsub(Sub):

@@ -52,6 +52,21 @@ def float_operands(a, b):
     return cast(a, dt), cast(b, dt)
 
 
+def require_float(name, x):
+    """torch implements some float-only ops for no integer or bool dtype: refuse as it does,
+    rather than computing in float32 (code that runs here would then fail under torch)."""
+    if x._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"{name}: not implemented for {x.dtype} tensors (as in torch). Convert first: "
+            f"x.float().")
+
+
+def refuse_bool(name, x, exc=NotImplementedError):
+    if x._data.dtype.kind == "b":
+        raise exc(f"{name}: not implemented for bool tensors (as in torch). Convert first, "
+                  "e.g. mask.long() or mask.float().")
+
+
 def as_tensor_like(x, ref):
     """A scalar or array operand as a constant Tensor on ref's device (for torch.where etc.)."""
     if isinstance(x, Tensor):

@@ -98,7 +98,11 @@ class Any(Function):
 
     @classmethod
     def forward(cls, ctx, a, dim, keepdim):
-        return a.device.xp.asarray(getattr(a._data, cls.fn)(axis=dim, keepdims=keepdim))
+        from .reduce import _dims
+        # as torch: dim=() reduces nothing here; a uint8 input gives uint8 (0 or 1)
+        dims = _dims(dim, a._data.ndim, empty_is_all=False) if dim is not None else None
+        out = a.device.xp.asarray(getattr(a._data, cls.fn)(axis=dims, keepdims=keepdim))
+        return out.astype(a._data.dtype) if a._data.dtype.kind == "u" else out
 
 
 class All(Any):
@@ -118,6 +122,9 @@ def all(a, dim=None, keepdim=False):
 @tensor_method("allclose")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when |a - b| <= atol + rtol * |b| everywhere (a Python bool)."""
+    if isinstance(b, Tensor) and b._data.dtype != a._data.dtype:
+        raise RuntimeError(f"allclose: {a.dtype} did not match {b.dtype} (torch compares only "
+                           f"equal dtypes). Convert one first: a.allclose(b.to(a.dtype)).")
     return bool(a.device.xp.allclose(a._data, data(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

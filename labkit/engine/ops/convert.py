@@ -24,7 +24,8 @@ class ToCopy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device), None, None, None
+        # four arguments, as forward: so the double backward returns one gradient per argument
+        return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device, False), None, None, None
 
     jvp = classmethod(rules.same_op)
     vmap = classmethod(rules.elementwise)

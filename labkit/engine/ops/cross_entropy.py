@@ -9,7 +9,7 @@ from ..function import Function
 from ..tensor import Tensor
 from .common import float_data
 from .index import Index, IndexPut
-from .nll_loss import _check, pick
+from .nll_loss import _check, _ignores, pick, weighted_nll
 from . import rules
 
 
@@ -38,7 +38,7 @@ class CrossEntropy(Function):
         n = d.shape[0]
         picked, where = pick("cross_entropy", x, target, shifted)
         losses = xp.log(total[:, 0]) - picked              # -log p[i, target[i]]
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, target)  # target too: an in-place change to it is caught
         ctx.probs, ctx.where, ctx.reduction = e / total, where, reduction
         if reduction == "none":
             return losses
@@ -47,7 +47,7 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         return _CrossEntropyGrad.apply(grad, x, ctx.probs, ctx.where, ctx.reduction), None, None
 
     @staticmethod
@@ -132,9 +132,31 @@ class _CrossEntropyGrad(Function):
         return g * (p - onehot)
 
 
-def cross_entropy(input, target, reduction="mean"):
-    """Softmax cross-entropy from raw scores (logits, N x C) and class indices (N,), stably."""
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Softmax cross-entropy from raw scores (logits, N x C) and class indices (N,), stably.
+    torch's options: class `weight`s, rows with target == ignore_index left out, and
+    label_smoothing e (the target is (1 - e) one-hot + e / C uniform)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got "
                          f"{reduction!r}.")
-    return CrossEntropy.apply(input, target, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
+                           f"{label_smoothing}.")
+    if weight is None and not label_smoothing and not _ignores(target, ignore_index):
+        return CrossEntropy.apply(input, target, reduction)   # one fused op: the common case
+    from .softmax import log_softmax
+    logp = log_softmax(input, 1)
+    loss = weighted_nll("cross_entropy", logp, target, weight, ignore_index, reduction)
+    if not label_smoothing:
+        return loss
+    valid = target != ignore_index
+    smooth = -(logp * weight if weight is not None else logp).sum(1) * valid
+    if reduction == "mean":
+        from .select import where
+        denom = (weight[where(valid, target, 0)] * valid).sum() if weight is not None \
+            else valid.sum()
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[1])

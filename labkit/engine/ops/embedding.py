@@ -20,10 +20,12 @@ class Embedding(Function):
                              f"{n} rows (num_embeddings), got values from {int(idx.min())} to "
                              f"{int(idx.max())}.")
         ctx.idx, ctx.shape, ctx.padding_idx = idx, weight._data.shape, padding_idx
+        ctx.save_for_backward(indices)    # backward reads them: an in-place change is caught
         return weight._data[idx]
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors
         g = IndexAdd.apply(grad, ctx.idx, ctx.shape)
         if ctx.padding_idx is not None:            # the padding row never learns
             g = IndexPut.apply(g, ctx.padding_idx, 0.0)

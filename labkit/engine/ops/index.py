@@ -1,16 +1,22 @@
 """Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
 import numpy as np
 
-from ..function import Function
+from ..function import Function, _pack_saved
+from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
 from . import rules
 
 
 def _index_arrays(idx, x):
-    """Turn tensors inside an index into arrays; check index dtypes and devices."""
+    """Turn tensors inside an index into arrays; check index dtypes, devices and slice steps."""
     if isinstance(idx, tuple):
         return tuple(_index_arrays(i, x) for i in idx)
+    if isinstance(idx, slice):
+        if idx.step is not None and idx.step <= 0:
+            raise ValueError(f"indexing: step must be greater than zero (got {idx.step}); torch "
+                             "has no negative-step slices. To reverse, use x.flip(dim).")
+        return idx
     if isinstance(idx, Tensor):
         if idx.device is not x.device:
             raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
@@ -18,9 +24,14 @@ def _index_arrays(idx, x):
         if idx._data.dtype.kind not in "iub":
             raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
                              f"tensors, got {idx.dtype}. Convert with idx.long().")
+        if idx._data.ndim == 0 and idx._data.dtype.kind in "iu":
+            return int(idx._data)          # a 0-d integer tensor selects, as an int does
         return idx._data
     if isinstance(idx, list):
-        return np.asarray(idx) if x.device.type == "cpu" else x.device.xp.asarray(idx)
+        arr = np.asarray(idx)
+        if arr.size == 0:
+            arr = arr.astype(np.int64)        # [] indexes nothing (numpy would make it float)
+        return arr if x.device.type == "cpu" else x.device.xp.asarray(arr)
     return idx
 
 
@@ -51,6 +62,68 @@ def _axes_used(i):
     return i.ndim if hasattr(i, "dtype") and i.dtype.kind == "b" else 1
 
 
+def _split(idx):
+    """torch applies integer indices first (select), then the array indices to what remains;
+    numpy treats an int beside an array as one more array index, which moves dims around
+    (x[0, :, [0, 1]] is (3, 2) in torch, (2, 3) in numpy). None when numpy's order is torch's."""
+    if type(idx) is not tuple:
+        return None
+    ints = arrays = False
+    for i in idx:
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            ints = True
+        elif hasattr(i, "dtype"):
+            arrays = True
+    if not (ints and arrays):
+        return None
+    first, rest = [], []
+    for i in idx:
+        if isinstance(i, (int, np.integer)):
+            first.append(i)
+        elif hasattr(i, "dtype"):
+            first.extend([slice(None)] * _axes_used(i))
+            rest.append(i)
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(i)
+            rest.append(i)
+        else:
+            first.append(slice(None))
+            rest.append(i)
+    return tuple(first), tuple(rest)
+
+
+def _get(arr, idx):
+    parts = _split(idx)
+    return arr[idx] if parts is None else arr[parts[0]][parts[1]]
+
+
+def _set(arr, idx, value):
+    parts = _split(idx)
+    if parts is None:
+        arr[idx] = value
+    else:
+        arr[parts[0]][parts[1]] = value    # arr[first] is a view: the write reaches arr
+
+
+def _add_at(xp, arr, idx, value):
+    parts = _split(idx)
+    if parts is None:
+        xp.add.at(arr, idx, value)
+    else:
+        xp.add.at(arr[parts[0]], parts[1], value)
+
+
+def _int_array_index(idx):
+    """Whether torch's setitem goes through index_put_ (which wants equal dtypes): any index
+    but a lone bool mask (torch's masked_fill path) beside ints, slices, None, Ellipsis."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    arrays = [i for i in items if hasattr(i, "dtype")]
+    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b")
+
+
 def _is_basic(idx):
     items = idx if isinstance(idx, tuple) else (idx,)
     return all(i is None or i is Ellipsis or isinstance(i, (int, slice, np.integer)) for i in items)
@@ -68,12 +141,13 @@ class Index(Function):
     def forward(ctx, x, idx):
         ctx.shape, ctx.dtype, ctx.idx = x._data.shape, x._data.dtype, idx
         try:
-            return x.device.xp.asarray(x._data[idx])
+            return x.device.xp.asarray(_get(x._data, idx))
         except IndexError as e:
             raise _index_error(x, idx, e) from None
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors   # raises if an index tensor was changed in place since forward
         return IndexAdd.apply(grad, ctx.idx, ctx.shape), None
 
     @staticmethod
@@ -119,10 +193,8 @@ class IndexAdd(Function):
         out = xp.zeros(shape, grad._data.dtype)
         if _is_basic(idx):
             out[idx] = grad._data
-        elif xp is np:
-            np.add.at(out, idx, grad._data)
         else:
-            xp.add.at(out, idx, grad._data)
+            _add_at(xp, out, idx, grad._data)
         ctx.idx = idx
         return out
 
@@ -148,7 +220,7 @@ class IndexPut(Function):
     def forward(ctx, x, idx, value):
         out = x._data.copy()
         try:
-            out[idx] = value._data if isinstance(value, Tensor) else value
+            _set(out, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         ctx.idx = idx
@@ -164,7 +236,7 @@ class IndexPut(Function):
 
 @tensor_method("__getitem__")
 def getitem(x, idx):
-    idx = _index_arrays(idx, x)
+    raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if _is_basic(idx):
@@ -172,7 +244,19 @@ def getitem(x, idx):
                    for i in (idx if isinstance(idx, tuple) else (idx,)))
         op = Select if ints else Slice
         return _as_view(op.apply(x, idx), x, op, (idx,))
-    return Index.apply(x, idx)
+    return _guard(Index.apply(x, idx), raw)
+
+
+def _guard(out, raw):
+    """Keep the index tensors of x[idx] in out's node, version-checked like saved tensors:
+    backward reads their values, so changing one in place must raise, not give the gradient
+    for the new indices."""
+    node = out.grad_fn
+    if node is not None:
+        tensors = [i for i in (raw if isinstance(raw, tuple) else (raw,)) if isinstance(i, Tensor)]
+        if tensors:
+            node._saved = tuple(node._saved) + tuple(_pack_saved(tensors, ()))
+    return out
 
 
 @tensor_method("__setitem__")
@@ -185,10 +269,17 @@ def setitem(x, idx, value):
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
+    if not isinstance(value, Tensor):
+        value = fill_value(x._data.dtype, value)
+    elif value.dtype != x.dtype and _int_array_index(idx):
+        _get(x._data, idx)                   # an out-of-range index is reported first, as torch
+        raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
+                           f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
+                           f"Convert first: x[idx] = value.to(x.dtype).")
 
     def write(target):
         try:
-            target[idx] = value._data if isinstance(value, Tensor) else value
+            _set(target, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
             raise _index_error(x, idx, e) from None
         except ValueError as e:

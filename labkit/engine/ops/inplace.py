@@ -13,7 +13,9 @@ from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
-from .common import data
+from ..promotion import category, fill_value, result_np
+from .common import data, float_operands
+from .common import operands as _operands
 
 
 def _recording(x, args):
@@ -150,8 +152,19 @@ def _binary(name, ufunc, fn_cls, dunder):
         if isinstance(other, Tensor) and other.device is not x.device:
             raise RuntimeError(f"{name}: expected both tensors on the same device, found "
                                f"{x.device} and {other.device}; move one with .to().")
-        o = data(other)
-        return inplace(x, name, lambda d: getattr(x.device.xp, ufunc)(d, o, out=d), fn_cls, other)
+        dt = result_np(x, other)
+        if ufunc == "true_divide" and dt.kind != "f":
+            dt = result_np(1.0)                    # true division of integers gives float32
+        if category(dt) > category(x._data.dtype):
+            raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
+                               f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "
+                               f"out-of-place form, or convert first: x = x.to({dt}).")
+        operands = float_operands if ufunc == "true_divide" else _operands
+
+        def write(d):
+            a, b = operands(x, other)           # computed in torch's result dtype, then stored
+            d[...] = getattr(x.device.xp, ufunc)(a, b)
+        return inplace(x, name, write, fn_cls, other)
     op.__name__ = name
     op.__doc__ = f"In-place {ufunc}: x.{name}(other) changes x and returns it."
     tensor_method(name, dunder)(op)
@@ -199,6 +212,8 @@ def zero_(x):
 
 @tensor_method("fill_")
 def fill_(x, value):
+    if not isinstance(value, Tensor):
+        value = fill_value(x._data.dtype, value)
     return inplace(x, "fill_", lambda d: d.__setitem__(Ellipsis, data(value)), _Fill, value)
 
 
@@ -233,11 +248,35 @@ def neg_(x):
 
 @tensor_method("masked_fill_")
 def masked_fill_(x, mask, value):
-    """Set x to value where mask is True, in place."""
-    return x.__setitem__(mask, value) or x
+    """Set x to value where mask (broadcast to x's shape) is True, in place."""
+    _check_mask("masked_fill_", mask)
+    if tuple(mask.shape) != tuple(x.shape):
+        mask = mask.expand(x.shape)
+    return x.__setitem__(mask, _fill_value(x, value)) or x
 
 
 @tensor_method("masked_fill")
 def masked_fill(x, mask, value):
+    """x with value where mask is True; the result keeps x's dtype, as torch (a bool tensor
+    filled with 1.5 stays bool)."""
     from .select import where
-    return where(mask, value, x)
+    _check_mask("masked_fill", mask)
+    return where(mask, _fill_value(x, value), x)
+
+
+def _check_mask(name, mask):
+    if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+        raise RuntimeError(f"{name}: expected a bool tensor as mask, got "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}. Build it with a "
+                           "comparison, e.g. x > 0.")
+
+
+def _fill_value(x, value):
+    """value in x's dtype: a number converted as torch does, a 0-d tensor cast with .to."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but "
+                               f"got one with shape {tuple(value.shape)}. Use labkit.where(mask, "
+                               "value, x) to fill from a tensor.")
+        return value if value.dtype == x.dtype else value.to(x.dtype)
+    return fill_value(x._data.dtype, value)

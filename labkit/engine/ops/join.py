@@ -1,5 +1,6 @@
 """Joining and splitting: cat, stack, split, chunk."""
 from ..function import Function
+from ..promotion import cast, result_np
 from ..tensor import Tensor, tensor_method
 from . import rules
 
@@ -19,8 +20,9 @@ class Cat(Function):
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
         ctx.sizes = [t._data.shape[dim] for t in tensors]
+        dt = result_np(*tensors)   # as torch: int with float gives float32, not numpy's float64
         try:
-            return tensors[0].device.xp.concatenate([t._data for t in tensors], axis=dim)
+            return tensors[0].device.xp.concatenate([cast(t, dt) for t in tensors], axis=dim)
         except ValueError:
             raise RuntimeError(
                 f"cat: tensors must have the same shape except in dim {dim}, got "
@@ -54,7 +56,8 @@ class Stack(Function):
         if len(shapes) > 1:
             raise RuntimeError(f"stack: all tensors must have the same shape, got "
                                f"{', '.join(str(tuple(t.shape)) for t in tensors)}.")
-        return tensors[0].device.xp.stack([t._data for t in tensors], axis=dim)
+        dt = result_np(*tensors)
+        return tensors[0].device.xp.stack([cast(t, dt) for t in tensors], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -103,9 +106,20 @@ def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = list(tensors)
     _check_same("cat", tensors)
+    # as torch: a 1-D empty tensor is skipped whatever the others' shapes (legacy behaviour)
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if not kept:
+        return Cat.apply(0, *tensors)
+    tensors = kept
     nd = tensors[0]._data.ndim
-    if not -nd <= dim < max(nd, 1):
-        raise IndexError(f"cat: dim {dim} is out of range for {nd}-D tensors.")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"cat: zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated. Use labkit.stack to join numbers into a new dim, "
+                               "or reshape them to (1,) first.")
+    if not -nd <= dim < nd:
+        raise IndexError(f"cat: dim {dim} is out of range for {nd}-D tensors "
+                         f"(valid: {-nd} to {nd - 1}).")
     return Cat.apply(dim % nd, *tensors)
 
 
@@ -122,29 +136,57 @@ def stack(tensors, dim=0):
 concatenate = concat = cat
 
 
+def _split_dim(name, x, dim):
+    nd = x._data.ndim
+    if nd == 0:
+        raise RuntimeError(f"{name}: expects at least a 1-dimensional tensor, got a 0-d one (a "
+                           "single number). Nothing to split: use it as is, or x.reshape(1).")
+    if not -nd <= dim < nd:
+        raise IndexError(f"{name}: dimension {dim} is out of range for a tensor of shape "
+                         f"{tuple(x.shape)} (valid: {-nd} to {nd - 1}).")
+    return dim % nd
+
+
 @tensor_method("split")
 def split(x, split_size_or_sections, dim=0):
-    """Pieces of size split_size (the last may be smaller), or of the listed sizes."""
-    nd = x._data.ndim
-    dim = dim % nd
+    """Pieces of size split_size (the last may be smaller), or of the listed sizes. The pieces
+    are views of x (they share its memory and version counter), as in torch."""
+    dim = _split_dim("split", x, dim)
     n = x._data.shape[dim]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0:
-            raise RuntimeError(f"split: split_size must be positive, got {step}.")
-        sizes = [step] * (n // step) + ([n % step] if n % step else [])
+        if step < 0 or (step == 0 and n):
+            raise RuntimeError(f"split: split_size must be positive (0 only for a dim of size "
+                               f"0), got {step} for dim {dim} of shape {tuple(x.shape)}.")
+        sizes = [step] * (n // step) + ([n % step] if n % step else []) if n else [n]
     else:
-        sizes = list(split_size_or_sections)
-        if sum(sizes) != n:
-            raise RuntimeError(f"split: sizes {sizes} add up to {sum(sizes)}, but dim {dim} of "
-                               f"shape {tuple(x.shape)} has {n} elements.")
-    out = Split.apply(x, sizes or [0], dim)
-    return out if isinstance(out, tuple) else (out,)
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split: sizes {sizes} must be non-negative and add up to dim "
+                               f"{dim}'s size {n} (shape {tuple(x.shape)}), but add up to "
+                               f"{sum(sizes)}.")
+        if not sizes:
+            return ()
+    return _pieces(x, sizes, dim)
+
+
+def _pieces(x, sizes, dim):
+    from .shape import _as_view
+    out = Split.apply(x, sizes, dim)
+    out = out if isinstance(out, tuple) else (out,)
+    for piece in out:
+        _as_view(piece, x)  # in-place on one piece is refused while recording, as torch
+    return out
 
 
 @tensor_method("chunk")
 def chunk(x, chunks, dim=0):
-    """Split into `chunks` nearly equal pieces (as torch: ceil(n / chunks) each)."""
+    """Split into `chunks` nearly equal pieces (as torch: ceil(n / chunks) each, so there may
+    be fewer; a dim of size 0 gives `chunks` empty pieces)."""
+    if not isinstance(chunks, int) or chunks <= 0:
+        raise RuntimeError(f"chunk: expects `chunks` to be greater than 0, got {chunks}.")
+    dim = _split_dim("chunk", x, dim)
     n = x._data.shape[dim]
-    size = -(-n // chunks)
-    return split(x, max(size, 1), dim)
+    if n == 0:
+        return _pieces(x, [0] * chunks, dim)
+    return split(x, -(-n // chunks), dim)

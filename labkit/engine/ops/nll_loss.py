@@ -43,14 +43,18 @@ class NllLoss(Function):
         picked, where = pick("nll_loss", logp, target, logp._data)
         n = picked.shape[0]
         ctx.where, ctx.shape = where, logp._data.shape
-        ctx.scale = -1.0 / n if reduction == "mean" else -1.0
+        ctx.save_for_backward(target)     # backward reads target's values: version-checked
+        ctx.scale = (-1.0 / n if n else float("nan")) if reduction == "mean" else -1.0
         if reduction == "none":
             return -picked
         total = -picked.sum()
-        return xp.asarray(total / n if reduction == "mean" else total)
+        if reduction == "mean":
+            return xp.asarray(total / n if n else xp.nan, dtype=logp._data.dtype)  # torch: nan
+        return xp.asarray(total)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors                 # raises if target was changed in place since forward
         return _PlaceAt.apply(grad, ctx.where, ctx.shape, ctx.scale), None, None
 
     @staticmethod
@@ -105,9 +109,34 @@ class _PlaceAt(Function):
         return onehot * g * scale
 
 
-def nll_loss(input, target, reduction="mean"):
-    """-input[i, target[i]], averaged (or summed): input holds log-probabilities (N, C)."""
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """-input[i, target[i]], averaged (or summed): input holds log-probabilities (N, C).
+    As torch: rows whose target is ignore_index count for nothing, and `weight` (C,) scales
+    each row by its class's weight (the mean then divides by the weights' sum)."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss: reduction must be 'mean', 'sum' or 'none', got "
                          f"{reduction!r}.")
-    return NllLoss.apply(input, target, reduction)
+    if weight is None and not _ignores(target, ignore_index):
+        return NllLoss.apply(input, target, reduction)   # one op: the common case
+    return weighted_nll("nll_loss", input, target, weight, ignore_index, reduction)
+
+
+def _ignores(target, ignore_index):
+    t = getattr(target, "_data", None)
+    return t is not None and t.size > 0 and bool((t == ignore_index).any())
+
+
+def weighted_nll(name, logp, target, weight, ignore_index, reduction):
+    """nll_loss with weights and ignored rows, written with tensor ops (differentiable twice)."""
+    from ..creation import arange
+    from .select import where
+    valid = target != ignore_index
+    safe = where(valid, target, 0)
+    _check(name, logp, safe)
+    w = weight[safe] * valid if weight is not None else valid.to(logp.dtype)
+    losses = -logp[arange(safe.shape[0], device=logp.device), safe] * w
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / w.sum()

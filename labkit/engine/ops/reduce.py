@@ -9,11 +9,14 @@ from . import rules
 values_indices = namedtuple("values_indices", ["values", "indices"])
 
 
-def _dims(dim, ndim):
-    """dim (None, int or tuple) as a sorted tuple of non-negative axes."""
+def _dims(dim, ndim, empty_is_all=True):
+    """dim (None, int or tuple) as a sorted tuple of non-negative axes; as torch, an empty
+    tuple or list means every dim (numpy would reduce nothing)."""
     if dim is None:
         return tuple(range(ndim))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim)) if empty_is_all else ()
     out = []
     n = builtins.max(ndim, 1)
     for d in dims:
@@ -43,8 +46,8 @@ class Sum(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         d = x._data
-        if d.dtype.kind == "b":
-            d = d.astype("int64")
+        if d.dtype.kind != "f":         # torch sums bool and every integer type in int64
+            return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
 
     @staticmethod
@@ -94,24 +97,25 @@ class Amax(Function):
 
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
-        if x._data.size == 0:
-            raise RuntimeError(f"{cls.pick}(): cannot reduce an empty tensor (shape "
-                               f"{tuple(x.shape)}); there is no {cls.pick}imum.")
+        _check_nonempty(cls.pick if cls.nan_wins else cls.__name__.lower(), x,
+                        () if cls.nan_wins else dims)   # max(): torch's RuntimeError
         y = x.device.xp.asarray(getattr(x._data, cls.pick)(axis=dims, keepdims=True))
-        ctx.save_for_backward(x)
-        ctx.ykeep, ctx.dims, ctx.keepdim, ctx.nan_wins = y, dims, keepdim, cls.nan_wins
-        return y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
+        out = y if keepdim else y.reshape(tuple(s for i, s in enumerate(y.shape) if i not in dims))
+        ctx.save_for_backward(x, out)   # the output too: an in-place change to it is caught
+        ctx.keep_shape, ctx.dims, ctx.nan_wins = y.shape, dims, cls.nan_wins
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        y = Tensor._make(ctx.ykeep, x.device)
+        x, y = ctx.saved_tensors
+        y = y.detach().reshape(ctx.keep_shape)
         hit = x == y
-        if ctx.nan_wins and bool(x.device.xp.isnan(ctx.ykeep).any()):
+        if ctx.nan_wins and bool(x.device.xp.isnan(y._data).any()):
             hit = hit | (x.isnan() & y.isnan())
         hit = hit.to(x.dtype)
         share = hit / hit.sum(ctx.dims, keepdim=True)
-        return grad.reshape(ctx.ykeep.shape) * share, None, None
+        return grad.reshape(ctx.keep_shape) * share, None, None
+
 
     @classmethod
     def jvp(cls, args, tangents, out):
@@ -124,6 +128,19 @@ class Amax(Function):
         return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
 
     vmap = classmethod(rules.dims_after_batch)
+
+
+def _check_nonempty(name, x, dims, exc=RuntimeError):
+    shape = x._data.shape
+    if x._data.size == 0 and (not shape or not dims):
+        raise exc(f"{name}(): cannot reduce an empty tensor (shape {tuple(shape)}) to "
+                           "one value; there is no extreme of nothing. Give a dim whose size is "
+                           "not 0, or check the input is not empty.")
+    for d in dims:
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
+                             f"input has shape {tuple(shape)}. Reduce over another dim, or check "
+                             "the input is not empty.")
 
 
 class Amin(Amax):
@@ -207,11 +224,13 @@ class Var(Function):
     def forward(ctx, x, dims, correction, keepdim):
         if x._data.dtype.kind != "f":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
+        ctx.whole = dims is None            # var() without dim (torch's backward differs)
+        dims = tuple(range(x._data.ndim)) if dims is None else dims
         n = 1
         for d in dims:
             n *= x._data.shape[d]
         ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
+        ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
         return x.device.xp.asarray(x._data.var(axis=dims, ddof=correction, keepdims=keepdim))
 
     @staticmethod
@@ -219,13 +238,24 @@ class Var(Function):
         (x,) = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        return g * centered * (2.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+        dof = ctx.dof
+        if dof > 0:
+            return g * centered * (2.0 / dof), None, None, None
+        # correction >= n, where torch 2.13 is not self-consistent; we copy it: reducing the
+        # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
+        # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
+        if ctx.whole:
+            return g * (centered.detach().abs() * float("inf")), None, None, None
+        if dof == 0:     # inf or nan: torch's second derivative treats it as a constant
+            return g * (centered.detach() * float("inf")), None, None, None
+        return g * centered * (2.0 / dof), None, None, None
 
     @classmethod
     def jvp(cls, args, tangents, out):
         (x, dims, correction, keepdim), t = args, tangents[0]
         if t is None:
             return None
+        dims = tuple(range(x.ndim)) if dims is None else dims   # var() over everything
         n = 1
         for d in dims:
             n *= x.shape[d]
@@ -279,8 +309,16 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     return Sum.apply(x, _dims(dim, x._data.ndim), keepdim)
 
 
+def _float_only(name, x):
+    """torch checks the dtype before the dims: the same error first."""
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be "
+                           f"floating point, got {x.dtype}. Convert first: x.float().{name}().")
+
+
 @tensor_method("mean")
 def mean(x, dim=None, keepdim=False):
+    _float_only("mean", x)
     if dim is None:
         return MeanAll.apply(x, _dims(None, x._data.ndim), False)
     return Mean.apply(x, _dims(dim, x._data.ndim), keepdim)
@@ -292,10 +330,9 @@ def _max_min(x, dim, keepdim, all_cls, dim_cls):
     d = _dims(dim, x._data.ndim)
     if not d:                    # a 0-d tensor: its one element is the max, at index 0
         values, indices = dim_cls.apply(x.reshape(1), 0, False)
-        return values_indices(values.reshape(()), indices.reshape(()))
+        return values_indices(values.reshape(()), indices.reshape(()))  # keepdim: still 0-d
     d = d[0]
-    if x._data.shape[d] == 0:
-        raise IndexError(f"max/min(): dimension {dim} of shape {tuple(x.shape)} is empty.")
+    _check_nonempty(dim_cls.pick, x, (d,))
     return values_indices(*dim_cls.apply(x, d, keepdim))
 
 
@@ -317,12 +354,19 @@ def min(x, dim=None, keepdim=False, *, other=None):
 
 @tensor_method("amax")
 def amax(x, dim=(), keepdim=False):
-    return Amax.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
+    return Amax.apply(x, _whole_dims("amax", x, dim), keepdim)
 
 
 @tensor_method("amin")
 def amin(x, dim=(), keepdim=False):
-    return Amin.apply(x, _dims(dim if dim != () else None, x._data.ndim), keepdim)
+    return Amin.apply(x, _whole_dims("amin", x, dim), keepdim)
+
+
+def _whole_dims(name, x, dim):
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        _check_nonempty(name, x, ())     # every dim: torch's RuntimeError on an empty tensor
+        return tuple(range(x._data.ndim))
+    return _dims(dim, x._data.ndim)
 
 
 def _correction(unbiased, correction):
@@ -335,13 +379,16 @@ def _correction(unbiased, correction):
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):            # x.var(False): the old positional `unbiased`
         dim, unbiased = None, dim
-    return Var.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
+    _float_only("var", x)
+    return Var.apply(x, None if dim is None else _dims(dim, x._data.ndim),
+                     _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):            # x.std(False): the old positional `unbiased`
         dim, unbiased = None, dim
+    _float_only("std", x)
     return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
@@ -353,8 +400,17 @@ class ArgMax(Function):
     @classmethod
     def forward(cls, ctx, x, dim, keepdim):
         xp = x.device.xp
+        if x._data.dtype.kind == "b":
+            raise RuntimeError(f"{cls.pick}(): does not support bool input (as torch). Convert "
+                               f"first: mask.long().{cls.pick}().")
         if dim is None:
-            return xp.asarray(getattr(x._data, cls.pick)())
+            _check_nonempty(cls.pick, x, (), IndexError)
+            out = xp.asarray(getattr(x._data, cls.pick)())
+            return out.reshape((1,) * x._data.ndim) if keepdim else out
+        (dim,) = _dims(dim, x._data.ndim) or (None,)
+        if dim is None:              # a 0-d tensor: its one element, at index 0, stays 0-d
+            return xp.zeros((), "int64")
+        _check_nonempty(cls.pick, x, (dim,))
         out = getattr(x._data, cls.pick)(axis=dim)
         return xp.expand_dims(out, dim) if keepdim else out
 

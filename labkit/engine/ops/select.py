@@ -23,9 +23,9 @@ class Where(Function):
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
         need = ctx.needs_input_grad
-        zero = grad * 0
-        ga = where(cond, grad, zero) if need[1] else None
-        gb = where(cond, zero, grad) if need[2] else None
+        # a literal 0, not grad * 0: a nan gradient on the side not taken must not leak
+        ga = where(cond, grad, 0.0) if need[1] else None
+        gb = where(cond, 0.0, grad) if need[2] else None
         return None, ga, gb
 
     @staticmethod
@@ -52,10 +52,13 @@ class Maximum(Function):
     @classmethod
     def backward(cls, ctx, grad):
         a, b = ctx.saved_tensors
-        wins = (a > b) if cls.pick == "maximum" else (a < b)
-        share = wins * 1.0 + (a == b) * 0.5
+        loses_a, loses_b = (a < b, a > b) if cls.pick == "maximum" else (a > b, a < b)
+        half = where(a == b, 0.5, 1.0)   # as torch: where a or b is nan, both get the gradient
         need = ctx.needs_input_grad
-        return (grad * share if need[0] else None), (grad * (1 - share) if need[1] else None)
+        # where, not a product: a nan gradient stays out of the input that lost (as torch)
+        ga = where(loses_a, 0.0, grad * half) if need[0] else None
+        gb = where(loses_b, 0.0, grad * half) if need[1] else None
+        return ga, gb
 
     @classmethod
     def jvp(cls, args, tangents, out):

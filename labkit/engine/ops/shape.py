@@ -23,8 +23,8 @@ def _as_view(out, base, op=None, args=()):
     if op is not None:
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
-        if root.grad_fn is not None:
-            views = root.__dict__.get("_views")
+        if root.grad_fn is not None or not root._rg:   # a leaf that requires grad is never
+            views = root.__dict__.get("_views")          # changed in place while recording
             if views is None:
                 views = root._views = weakref.WeakSet()
             views.add(out)
@@ -73,6 +73,8 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, x, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
+        if x._data.ndim < 2:               # 0-d and 1-D: a new view of the same values
+            return x._data.view()
         return x.device.xp.swapaxes(x._data, d0, d1)
 
     @staticmethod
@@ -100,15 +102,21 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx, x, dims):
-        if sorted(d % max(x._data.ndim, 1) for d in dims) != list(range(x._data.ndim)):
-            raise RuntimeError(f"permute: dims {list(dims)} must be a reordering of "
-                               f"0..{x._data.ndim - 1} for a tensor of shape {tuple(x.shape)}.")
+        nd = x._data.ndim
+        if len(dims) != nd:
+            raise RuntimeError(f"permute: the tensor has {nd} dims (shape {tuple(x.shape)}) but "
+                               f"{len(dims)} were given ({list(dims)}); list each dim once.")
+        dims = tuple(_norm_dim(d, nd, "permute") for d in dims)
+        if len(set(dims)) != nd:
+            raise RuntimeError(f"permute(): duplicate dims are not allowed ({list(dims)}); for "
+                               f"a tensor of shape {tuple(x.shape)} give a reordering of "
+                               f"0..{nd - 1}.")
         ctx.dims = dims
-        return x._data.transpose(dims)
+        return x._data.transpose(dims) if nd else x._data.view()
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.permute(*_inverse(ctx.dims)), None
+        return grad.permute(tuple(_inverse(ctx.dims))), None
 
     @staticmethod
     def put_back(parent, new, dims):
@@ -136,8 +144,12 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, x, shape):
+        d = x._data
+        lead = len(shape) - d.ndim
+        if lead >= 0 and shape[lead:] == d.shape and all(s == 1 for s in shape[:lead]):
+            return d[(None,) * lead]       # nothing grows: a writeable view, as in torch
         try:
-            return x.device.xp.broadcast_to(x._data, shape)
+            return x.device.xp.broadcast_to(d, shape)
         except ValueError:
             raise RuntimeError(f"expand: cannot expand shape {tuple(x.shape)} to {list(shape)}: only "
                                "dimensions of size 1 can grow (and new ones added on the left)."
@@ -153,6 +165,8 @@ class Expand(Function):
     def vmap(args, batched):
         x, shape = args
         return Expand.apply(rules.lift(x, len(shape)), (x.shape[0],) + tuple(shape))
+
+    put_back = Reshape.put_back   # only a view where nothing grew is writeable
 
 
 class Squeeze(Function):
@@ -228,9 +242,11 @@ def _view(cls, x, *args):
 
 
 def _norm_dim(dim, ndim, name):
-    if not -ndim <= dim < max(ndim, 1):
+    """dim in range(ndim) (a 0-d tensor accepts 0 and -1, as in torch); else torch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
         raise IndexError(f"{name}: dimension {dim} is out of range for a tensor with {ndim} "
-                         f"dimension(s) (valid: {-ndim} to {max(ndim - 1, 0)}).")
+                         f"dimension(s) (valid: {-n} to {n - 1}).")
     return dim % ndim if ndim else 0
 
 
@@ -238,8 +254,6 @@ def _norm_dim(dim, ndim, name):
 def reshape(x, *shape):
     """The same elements in a new shape (a view when the memory layout allows)."""
     shape = _shape_arg(shape)
-    if shape == x._data.shape:
-        return x
     out = Reshape.apply(x, shape)
     if x._data.flags.c_contiguous or x.device.xp.may_share_memory(out._data, x._data):
         return _as_view(out, x, Reshape, (shape,))
@@ -249,12 +263,22 @@ def reshape(x, *shape):
 @tensor_method("view")
 def view(x, *shape):
     shape = _shape_arg(shape)
-    if not x._data.flags.c_contiguous and x._data.size > 1:
+    if not x._data.flags.c_contiguous and x._data.size > 1 and not _viewable(x._data, shape):
         raise RuntimeError(
             f"view: this tensor of shape {tuple(x.shape)} is not contiguous in memory (it was "
             "transposed or permuted), so it cannot be viewed in a new shape without a copy. "
             "Use .reshape(...) instead, or .contiguous().view(...).")
     return _view(Reshape, x, shape)
+
+
+def _viewable(arr, shape):
+    """Whether arr (not contiguous) can take `shape` without a copy: torch's view() stride rule,
+    which numpy's copy=False reshape applies too."""
+    try:
+        arr.reshape(shape, copy=False)
+        return True
+    except (ValueError, TypeError):      # TypeError: an array module without copy=
+        return False
 
 
 @tensor_method("flatten")
@@ -263,6 +287,9 @@ def flatten(x, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(x, 1)
     s, e = _norm_dim(start_dim, nd, "flatten"), _norm_dim(end_dim, nd, "flatten")
+    if s > e:
+        raise RuntimeError(f"flatten() has invalid args: start_dim cannot come after end_dim "
+                           f"({start_dim} > {end_dim} for shape {tuple(x.shape)}).")
     shape = x._data.shape
     n = 1
     for d in shape[s:e + 1]:
@@ -278,22 +305,30 @@ def transpose(x, dim0, dim1):
 
 @tensor_method("t")
 def t(x):
-    """Transpose a matrix (a 1-D or 0-D tensor is returned as is)."""
+    """Transpose a matrix (a 1-D or 0-D tensor gives a new view of the same values)."""
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, got {tuple(x.shape)}; use "
                            ".transpose(dim0, dim1) or .mT for batches of matrices.")
-    if x._data.ndim < 2:
-        return x
-    return _view(T, x, 0, 1)
+    return _view(T, x, 0, min(x._data.ndim, 2) - 1 if x._data.ndim else 0)
 
 
-Tensor.T = property(lambda x: t(x) if x._data.ndim <= 2 else permute(x, *range(x._data.ndim - 1, -1, -1)),
+Tensor.T = property(lambda x: _view(Permute, x, tuple(range(x._data.ndim - 1, -1, -1))),
                     doc="The transpose (all dims reversed).")
-Tensor.mT = property(lambda x: transpose(x, -2, -1), doc="Transpose of the last two dims.")
+def _mT(x):
+    if x._data.ndim == 1:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
+                           "1-D tensor. Use x.unsqueeze(0).mT for a row, or x itself.")
+    return transpose(x, -2, -1) if x._data.ndim else transpose(x, 0, 0)
+
+
+Tensor.mT = property(_mT, doc="Transpose of the last two dims.")
 
 
 @tensor_method("permute")
 def permute(x, *dims):
+    if not dims:
+        raise TypeError("permute() missing 1 required positional arguments: \"dims\" (for a "
+                        "0-d tensor, x.permute(()) is the identity).")
     return _view(Permute, x, _shape_arg(dims))
 
 
@@ -301,9 +336,16 @@ def permute(x, *dims):
 def expand(x, *shape):
     shape = _shape_arg(shape)
     lead = len(shape) - x._data.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({x._data.ndim}).")
+    for i, s in enumerate(shape):
+        if s == -1 and i < lead:
+            raise RuntimeError(f"expand: the expanded size of the tensor (-1) isn't allowed in a "
+                               f"leading, non-existing dimension {i}; give its size.")
+        if s < -1:
+            raise RuntimeError(f"expand: invalid size {s} in {list(shape)}.")
     shape = tuple(x._data.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-    if shape == x._data.shape:
-        return x
     return _view(Expand, x, shape)
 
 
@@ -320,9 +362,8 @@ def squeeze(x, dim=None):
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        dims = tuple(d for d in (_norm_dim(d, len(shape), "squeeze") for d in dims) if shape[d] == 1)
-    if not dims:
-        return x
+        dims = tuple(d for d in (_norm_dim(d, len(shape), "squeeze") for d in dims)
+                     if shape and shape[d] == 1)
     cls = Squeeze if dim is None else SqueezeDim if isinstance(dim, int) else SqueezeDims
     return _view(cls, x, dims)
 

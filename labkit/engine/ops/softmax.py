@@ -1,8 +1,13 @@
 """softmax and log_softmax, computed stably (subtract the max before exp)."""
 from ..function import Function
 from ..tensor import tensor_method
-from .common import float_data
+from .common import float_data, require_float
 from . import rules
+
+
+def _max(xp, d, dim):
+    """The max along dim to subtract (nothing to subtract when the tensor is empty)."""
+    return d.max(axis=dim, keepdims=True) if d.size else xp.zeros((), d.dtype)
 
 
 class Softmax(Function):
@@ -10,9 +15,10 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
+        require_float("softmax", x)
         xp = x.device.xp
-        d = float_data(x)
-        e = xp.exp(d - d.max(axis=dim, keepdims=True))
+        d = x._data
+        e = xp.exp(d - _max(xp, d, dim))
         y = xp.asarray(e / e.sum(axis=dim, keepdims=True))  # an array even for 0-d x
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -41,9 +47,10 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
+        require_float("log_softmax", x)
         xp = x.device.xp
-        d = float_data(x)
-        shifted = d - d.max(axis=dim, keepdims=True)
+        d = x._data
+        shifted = d - _max(xp, d, dim)
         y = xp.asarray(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))
         ctx.save_for_backward(y)
         ctx.dim = dim

@@ -4,7 +4,9 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 """
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
-from .common import float_data
+from ..promotion import cast_all
+from ..creation import zeros_like
+from .common import float_data, refuse_bool
 from . import rules
 
 
@@ -148,7 +150,7 @@ class TanhGrad(Function):
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
         g, yd = grad._data, y._data
-        return g - g * yd * yd  # = g * (1 - y*y), without a slow Python-scalar ufunc call
+        return g * (1 - yd * yd)  # not g - g*y*y: an inf gradient must stay inf (inf-inf=nan)
 
     @staticmethod
     def backward(ctx, gg):
@@ -200,8 +202,8 @@ class SigmoidGrad(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        gy = grad._data * y._data
-        return gy - gy * y._data  # = g * y * (1 - y)
+        yd = y._data
+        return grad._data * (yd * (1 - yd))  # torch's order: an inf gradient stays inf
 
     @staticmethod
     def backward(ctx, gg):
@@ -226,6 +228,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
+        refuse_bool("relu", x, RuntimeError)
         xp = x.device.xp
         y = xp.asarray(xp.maximum(x._data, 0)).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(y)
@@ -234,7 +237,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (y > 0)
+        from .select import where         # as torch: at nan the gradient passes, and a nan
+        return where(y <= 0, 0.0, grad)    # gradient stays out where the input was cut
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -249,6 +253,7 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx, x):
+        refuse_bool("abs", x)
         ctx.save_for_backward(x)
         return x.device.xp.abs(x._data)
 
@@ -266,24 +271,46 @@ class Abs(Function):
 
 
 class Clamp(Function):
-    """Limit values to [min, max]; the gradient passes where min <= x <= max (as in torch)."""
+    """Limit values to [min, max] (numbers or tensors); the result dtype is torch's result_type
+    of all three (an int tensor clamped at 0.5 is float). The gradient passes to x where
+    min <= x <= max, and to a tensor bound where it won."""
     node_name = "ClampBackward1"
 
     @staticmethod
     def forward(ctx, x, lo, hi):
-        ctx.save_for_backward(x)
+        bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
+        ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
         ctx.lo, ctx.hi = lo, hi
-        return x.device.xp.clip(x._data, lo, hi).astype(x._data.dtype, copy=False)
+        dt, (d, a, b) = cast_all(x, lo, hi)
+        if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
+            raise NotImplementedError("clamp: not implemented for bool tensors with Python "
+                                      "bounds (as torch). Convert first: x.long().clamp(...).")
+        xp = x.device.xp
+        if a is not None:
+            d = xp.maximum(d, a)            # nan in x or a bound propagates, as torch
+        if b is not None:
+            d = xp.minimum(d, b)
+        return xp.asarray(d).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        mask = None
-        if ctx.lo is not None:
-            mask = x >= ctx.lo
-        if ctx.hi is not None:
-            mask = (x <= ctx.hi) if mask is None else mask & (x <= ctx.hi)
-        return grad * mask, None, None
+        x, *bounds = ctx.saved_tensors
+        lo = bounds.pop(0) if isinstance(ctx.lo, Tensor) else ctx.lo
+        hi = bounds.pop(0) if isinstance(ctx.hi, Tensor) else ctx.hi
+        need = ctx.needs_input_grad
+        above = x >= lo if lo is not None else None
+        below = x <= hi if hi is not None else None
+        mask = above if below is None else below if above is None else above & below
+        from .select import where         # masks, not products: nan gradients stay masked
+        gx = where(mask, grad, 0.0) if need[0] else None
+        glo = ghi = None
+        if need[1]:
+            won = ~above if hi is None else ~above & (lo <= hi)
+            glo = where(won, grad, 0.0)
+        if need[2]:
+            won = ~below if lo is None else ~below | (lo > hi)
+            ghi = where(won, grad, 0.0)
+        return gx, glo, ghi
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -312,16 +339,23 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, x):
-        return x.device.xp.sign(x._data)
+        d = x._data
+        if d.dtype.kind == "b":
+            return d.copy()                 # torch: sign of a bool tensor is itself
+        xp = x.device.xp
+        out = xp.sign(d)
+        if d.dtype.kind == "f":             # torch: sign(nan) is 0
+            out = xp.where(xp.isnan(d), xp.zeros((), d.dtype), out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zeros_like(grad)             # not grad * 0: an inf upstream must not make nan
 
     @staticmethod
     def jvp(args, tangents, out):
         t = tangents[0]
-        return None if t is None else t * 0
+        return None if t is None else zeros_like(t)
 
     vmap = classmethod(rules.elementwise)
 
