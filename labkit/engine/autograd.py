@@ -7,7 +7,7 @@ number hands out each node once, after all its consumers, with its summed gradie
 from heapq import heappop, heappush
 
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import mode
+from .grad_mode import Observers, mode
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -122,6 +122,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     anomaly = mode.anomaly
+    watchers = mode.node_observers
     try:
         while heap:
             node = heappop(heap)[1]
@@ -131,12 +132,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            if observers:
-                for fn in observers:
+            if watchers:
+                for fn in tuple(watchers):
                     fn(node, grads)
             if type(node) is AccumulateGrad:
-                if accumulate:
-                    _accumulate(node.variable, grads[0], create_graph, handed)
+                leaf = node.variable
+                if accumulate and leaf is not None:   # None: the leaf itself was freed
+                    _accumulate(leaf, grads[0], create_graph, handed)
                 continue
             # run the node's backward and hand each input's gradient on (inlined: hot loop)
             if node._freed:
@@ -213,7 +215,8 @@ def _run_hooks(node, grads):
     return grads
 
 
-observers = []  # fn(node, grads) called as each node is reached, in the engine's real order
+observers = Observers("node_observers")  # fn(node, grads) as each node this thread's backward
+# reaches runs, in the engine's real order
 
 
 def _zeros_for_unused(node, grads):
