@@ -7,7 +7,7 @@ number hands out each node once, after all its consumers, with its summed gradie
 from heapq import heappop, heappush
 
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import Observers, mode
+from .grad_mode import Observers, mode, set_anomaly
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -326,16 +326,16 @@ class detect_anomaly:
 
     def __enter__(self):
         self.prev = mode.anomaly
-        mode.anomaly = self.value
+        set_anomaly(self.value)
         return self
 
     def __exit__(self, *exc):
-        mode.anomaly = self.prev
+        set_anomaly(self.prev)
         return False
 
 
 def set_detect_anomaly(mode_on):
-    mode.anomaly = bool(mode_on)
+    set_anomaly(mode_on)
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",

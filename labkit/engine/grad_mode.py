@@ -8,16 +8,9 @@ import functools
 import threading
 
 
-class _Global:
-    __slots__ = ("anomaly",)
-
-
-_process = _Global()
-_process.anomaly = False
-
-
 class _Mode(threading.local):
     """One instance, attributes per thread (__init__ runs again in each new thread)."""
+    anomaly = False   # a class attribute: process-wide (set it with set_anomaly)
 
     def __init__(self):
         self.enabled = True
@@ -25,16 +18,13 @@ class _Mode(threading.local):
         self.op_observers = []   # fn(node, args, outputs) for every op this thread records
         self.node_observers = []  # fn(node, grads) for every node this thread's backward runs
 
-    @property
-    def anomaly(self):
-        return _process.anomaly
-
-    @anomaly.setter
-    def anomaly(self, value):
-        _process.anomaly = value
-
 
 mode = _Mode()  # read by Function.apply on every op: one attribute lookup
+
+
+def set_anomaly(value):
+    """Anomaly mode on or off in every thread (torch's is process-wide too)."""
+    _Mode.anomaly = bool(value)
 
 
 class Observers:
