@@ -69,7 +69,7 @@ class Archive:
 
     def fail(self, problem):
         """The one error for a bad file: says which file, and what is wrong with it."""
-        return self.error(f"{self.what}: refusing {self.file}: {problem}.")
+        return self.error(f"{self.what}: refusing {self.file}: {problem.rstrip('.')}.")
 
     def close(self):
         if getattr(self, "zip", None) is not None:
