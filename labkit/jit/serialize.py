@@ -123,7 +123,8 @@ def _resolve(op, functions, where):
            "method": "not a public tensor method",
            "attr": "not a tensor attribute a graph may read",
            "operator": "not an arithmetic, comparison or indexing operator",
-           "labkit": "not a public function of labkit's engine or nn.functional"}
+           "labkit": "not a public function of labkit's engine or nn.functional",
+           "builtin": "not float, int or bool"}
     raise GraphLoadError(f"{where} runs the op {op[:120]!r}, "
                          f"{why.get(kind, 'an unknown kind of op')}. A saved graph may run "
                          "only labkit's own ops, never other code")
@@ -229,7 +230,18 @@ def _val(v):
             "kind": v.kind, "requires_grad": v.requires_grad}
 
 
-def _graph_json(g, arrays, top=False):
+def _checked_op(node, functions):
+    """The node's op name, if load() will accept it (else say so now, not at load time)."""
+    op = _op_id(node)
+    try:
+        _resolve(op, functions, f"node {node.kind!r}")
+    except GraphLoadError as e:
+        raise ValueError(f"save: {e}; jit.load would refuse this graph. Use labkit ops and "
+                         "tensor methods in the function you save.") from None
+    return op
+
+
+def _graph_json(g, arrays, functions, top=False):
     out = {"name": g.name, "nodes": [], "outputs": [_enc(v) for v in g.outputs],
            "block_inputs": None if top else [_val(v) for v in g.inputs]}
     for node in g.nodes:
@@ -239,9 +251,11 @@ def _graph_json(g, arrays, top=False):
             meta["kw"] = _enc(meta["kw"])
         if "side" in meta:
             meta["side"] = [list(p) for p in meta["side"]]
-        out["nodes"].append({"kind": node.kind, "op": _op_id(node), "args": _enc(node.args),
+        out["nodes"].append({"kind": node.kind, "op": _checked_op(node, functions),
+                             "args": _enc(node.args),
                              "outputs": [_val(v) for v in node.outputs], "meta": meta,
-                             "blocks": [_graph_json(b, arrays) for b in node.blocks]})
+                             "blocks": [_graph_json(b, arrays, functions)
+                                        for b in node.blocks]})
     return out
 
 
@@ -262,7 +276,7 @@ def save(obj, path):
     for c in graph.constants:
         arrays[f"constants/{c.name}.npy"] = to_host(c.ref)
         doc["constants"].append(_val(c))
-    body = _graph_json(graph, arrays, top=True)
+    body = _graph_json(graph, arrays, _functions(), top=True)
     doc["body"] = body
     with atomic_write(path, "jit.save") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as z:
         z.writestr("graph.json", json.dumps(doc, indent=1, allow_nan=False))
@@ -304,42 +318,52 @@ def _side_path(p):
 def _read(g, body, values, functions, budget, where, depth=0):
     if depth > 50:
         raise ValueError("blocks nested more than 50 deep")
-    for i, n in enumerate(body["nodes"]):
-        kind = n["kind"]
-        here = f"{where} node {i} ({str(kind)[:40]!r})"
-        if not isinstance(kind, str) or not _NAME.fullmatch(kind):
-            raise GraphLoadError(f"{here}: its kind is not a plain op name.")
-        fn = _resolve(n["op"], functions, here)
-        nblocks = {"If": 2, "Loop": 1}.get(kind)
-        if (nblocks is not None and (fn is not None or len(n["blocks"]) != nblocks)) or \
-                (fn is None and not n["blocks"]):
-            raise GraphLoadError(f"{here}: a node with no op must be an If (2 blocks), a Loop "
-                                 "(1 block) or a fused group.")
-        blocks = []
-        for b in n["blocks"]:
-            block = Graph(b["name"])
-            block.inputs = [_value(e) for e in b["block_inputs"] or ()]
-            values.update((v.name, v) for v in block.inputs)
-            _read(block, b, values, functions, budget, here, depth + 1)
-            blocks.append(block)
-        outs = [values.get(e["name"]) or _value(e) for e in n["outputs"]]  # a fused node's
-        # outputs are its members' (already read with its block)
-        args = _dec(n["args"], values)
-        values.update((v.name, v) for v in outs)
-        meta = {k: v for k, v in n["meta"].items() if k in _META_KEYS}
-        if meta.get("kw") is not None:
-            meta["kw"] = _dec(meta["kw"], values)
-            if not isinstance(meta["kw"], dict):
-                raise ValueError(f"{here}: keyword arguments that are not a dict")
-        if "side" in meta:
-            meta["side"] = [_side_path(p) for p in _list(meta["side"])]
-        if kind == "Loop":
-            meta["budget"] = budget
-        node = g.add_node(kind, fn, args, outs, blocks, meta)
-        for b in blocks:                     # block outputs may name values made later
-            b.outputs = [_dec(o, values) for o in _list(b.outputs)]
-        node.blocks = blocks
+    for i, n in enumerate(_list(body["nodes"])):
+        here = f"{where} node {i} ({str(n.get('kind') if isinstance(n, dict) else n)[:40]!r})"
+        try:
+            _read_node(g, n, values, functions, budget, here, depth)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            if isinstance(e, GraphLoadError):
+                raise
+            raise GraphLoadError(f"{here} is malformed ({type(e).__name__}: {str(e)[:200]})") \
+                from None
     g.outputs = body["outputs"]
+
+
+def _read_node(g, n, values, functions, budget, here, depth):
+    kind = n["kind"]
+    if not isinstance(kind, str) or not _NAME.fullmatch(kind):
+        raise GraphLoadError(f"{here}: its kind is not a plain op name.")
+    fn = _resolve(n["op"], functions, here)
+    nblocks = {"If": 2, "Loop": 1}.get(kind)
+    if (nblocks is not None and (fn is not None or len(n["blocks"]) != nblocks)) or \
+            (fn is None and not n["blocks"]):
+        raise GraphLoadError(f"{here}: a node with no op must be an If (2 blocks), a Loop "
+                             "(1 block) or a fused group.")
+    blocks = []
+    for b in _list(n["blocks"]):
+        block = Graph(str(b["name"])[:200])
+        block.inputs = [_value(e) for e in _list(b["block_inputs"] or [])]
+        values.update((v.name, v) for v in block.inputs)
+        _read(block, b, values, functions, budget, here, depth + 1)
+        blocks.append(block)
+    outs = [values.get(e["name"]) or _value(e) for e in n["outputs"]]  # a fused node's
+    # outputs are its members' (already read with its block)
+    args = _dec(n["args"], values)
+    values.update((v.name, v) for v in outs)
+    meta = {k: v for k, v in n["meta"].items() if k in _META_KEYS}
+    if meta.get("kw") is not None:
+        meta["kw"] = _dec(meta["kw"], values)
+        if not isinstance(meta["kw"], dict):
+            raise ValueError(f"{here}: keyword arguments that are not a dict")
+    if "side" in meta:
+        meta["side"] = [_side_path(p) for p in _list(meta["side"])]
+    if kind == "Loop":
+        meta["budget"] = budget
+    node = g.add_node(kind, fn, args, outs, blocks, meta)
+    for b in blocks:                     # block outputs may name values made later
+        b.outputs = [_dec(o, values) for o in _list(b.outputs)]
+    node.blocks = blocks
 
 
 def _allowed(name):
