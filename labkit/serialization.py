@@ -201,17 +201,16 @@ def _read_array(ar, i, m):
 
 def _make_tensor(arr, m, map_location, name):
     t = from_numpy(arr)
+    mapped = None
     if callable(map_location) and not isinstance(map_location, (Device, dict)):
-        mapped = map_location(t, m["device"])
-        if mapped is not None:
-            if not isinstance(mapped, Tensor):
-                raise TypeError(f"load: map_location returned a {type(mapped).__name__} for "
-                                f"{name}; it must return a tensor (or None for the default).")
-            t = mapped
-            map_location = "keep"
-        else:
-            map_location = None
-    if map_location != "keep":
+        mapped = map_location(t, m["device"])          # torch's fn(storage, location)
+        if mapped is not None and not isinstance(mapped, Tensor):
+            raise TypeError(f"load: map_location returned a {type(mapped).__name__} for "
+                            f"{name}; it must return a tensor (or None for the default).")
+        map_location = None
+    if mapped is not None:
+        t = mapped
+    else:
         device = _target_device(m["device"], map_location, name)
         if device is not t.device:
             t = t.to(device)
