@@ -2,7 +2,7 @@
 updated parameters keep large steps, frequent ones slow down (good for sparse features); the
 steps only ever shrink."""
 from ..engine.creation import full_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class Adagrad(Optimizer):
@@ -16,15 +16,15 @@ class Adagrad(Optimizer):
                                       eps=eps, maximize=maximize))
         for group in self.param_groups:                # as torch: state exists from the start
             for p in group["params"]:
-                self.state[p]["step"] = 0
+                self.state[p]["step"] = step_tensor(p)
                 self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p, group):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
-        state["step"] += 1
+        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state["sum"].add_(g * g)
-        p.add_(g / state["sum"].sqrt().add_(group["eps"]), alpha=-clr)
+        p.sub_(g / state["sum"].sqrt().add_(group["eps"]) * clr)
