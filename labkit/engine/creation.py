@@ -4,6 +4,7 @@ import numpy as np
 from . import dtype as _dt
 from .device import Device, cpu, to_device_array
 from .grad_mode import mode
+from .memory import names_the_size
 from .tensor import Tensor
 
 _f32 = np.dtype("float32")
@@ -135,19 +136,23 @@ def _filled(fill, size, dtype, device, requires_grad, default=_f32):
     return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
 
 
+@names_the_size
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@names_the_size
 def ones(*size, dtype=None, device=None, requires_grad=False):
     return _filled(1, size, dtype, device, requires_grad)
 
 
+@names_the_size
 def empty(*size, dtype=None, device=None, requires_grad=False):
     np_dtype = _dt.to_np(dtype) or _f32
     return _finish(np.empty(_size(size), np_dtype), None, device, requires_grad)
 
 
+@names_the_size
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     default = np.bool_ if isinstance(fill_value, bool) else \
         np.int64 if isinstance(fill_value, int) else _f32
@@ -179,6 +184,7 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
                 device=_like(x, dtype, device)[1], requires_grad=requires_grad)
 
 
+@names_the_size
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """start, start+step, ... below end; int64 if all arguments are ints, else float32."""
     if end is None:
@@ -192,11 +198,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _finish(arr, dtype, device, requires_grad)
 
 
+@names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(np.linspace(start, end, steps).astype(_dt.to_np(dtype) or _f32), None, device,
                    requires_grad)
 
 
+@names_the_size
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(np.eye(n, m, dtype=_dt.to_np(dtype) or _f32), None, device, requires_grad)
 
@@ -205,6 +213,7 @@ def _gen(generator):
     return (generator or default_generator).rng
 
 
+@names_the_size
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform numbers in [0, 1)."""
     np_dtype = _dt.to_np(dtype) or _f32
@@ -214,6 +223,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(arr, None, device, requires_grad)
 
 
+@names_the_size
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal numbers (mean 0, variance 1)."""
     np_dtype = _dt.to_np(dtype) or _f32
