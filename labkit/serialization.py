@@ -117,7 +117,7 @@ def _tensor_meta(t):
 
 # --- loading ------------------------------------------------------------------------------
 
-def load(f, map_location=None, weights_only=None, mmap=None):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None):
     """Load what save() wrote, from a path or a binary file object (io.BytesIO ...).
 
     map_location, as in torch.load: None puts each tensor back on the device it was saved
@@ -127,9 +127,10 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     weights_only: labkit only ever loads data, so True (torch's default) is what it always
     does; False is refused, because the code it would allow is exactly what labkit never runs.
     """
-    if weights_only is False:
+    if weights_only is False or pickle_module is not None:
         raise ValueError(
-            "load: weights_only=False asks to unpickle the file, which can run any code in it. "
+            "load: weights_only=False (or a pickle_module) asks to unpickle the file, which can "
+            "run any code in it. "
             "labkit never unpickles: its checkpoints hold only data (tensors, arrays, numbers, "
             "strings, containers), which is what weights_only=True (the default) loads. Drop "
             "the argument. For a pickle you trust, load it with the library that wrote it.")
