@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import warnings
 import zipfile
 
@@ -23,9 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests"))
 
 import labkit                                    # noqa: E402
-from labkit import jit, nn, optim                # noqa: E402
+from labkit import jit, nn                       # noqa: E402
 from labkit._io import LoadError                 # noqa: E402
-from labkit.nn import functional as F            # noqa: E402
 
 import jit_attacks                               # noqa: E402
 import save_trials                               # noqa: E402

@@ -47,9 +47,10 @@ class Archive:
     """A zip archive opened for checked reading.
 
     what names the caller ("labkit.load"), kind the format ("labkit checkpoint");
-    allowed(name) says which entry names the format has (True, or a message saying why not); `required` names must be there;
-    `compressed` allows deflated entries, whose declared sizes together may not exceed
-    max_inflated bytes (zipfile never inflates an entry past its declared size)."""
+    allowed(name) says which entry names the format has (True, or a message saying why
+    not); `required` names must be there; `compressed` allows deflated entries, whose
+    declared sizes together may not exceed max_inflated bytes (zipfile never inflates an
+    entry past its declared size)."""
 
     def __init__(self, source, what, kind, error=LoadError, allowed=None, required=(),
                  compressed=False, max_inflated=256 << 20):
