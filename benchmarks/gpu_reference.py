@@ -1,4 +1,4 @@
-"""The GPU reference run: what lecture 07 shows to students who have no GPU.
+"""The GPU reference run: what lecture 08 shows to students who have no GPU.
 
 On a CUDA machine this measures, with labkit.bench (warm-up, synchronize, median):
   matmul   n x n float32, n = 256 .. 8192: GFLOP/s of labkit on cuda, raw CuPy, labkit on cpu

@@ -73,7 +73,7 @@ def _encode(obj, tensors, index, path, depth):
             raise RuntimeError(
                 f"save: {path} is a tensor made by {type(obj.grad_fn).__name__}, part of an "
                 "autograd graph. A checkpoint holds values, not graphs: save obj.detach() (a "
-                "graph cannot be saved with its tensors; see lecture 06 for saving whole graphs).")
+                "graph cannot be saved with its tensors; see lecture 07 for saving whole graphs).")
         if id(obj) not in index:              # the same tensor twice is stored once
             index[id(obj)] = len(tensors)
             tensors.append(obj)

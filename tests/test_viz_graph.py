@@ -77,9 +77,14 @@ def test_saved_tensors_are_orange_dashed_and_named():
     g = viz.draw(c, params={"x": x}, show_saved=True)
     lines = body(g)
     saved = [line for line in lines if "fillcolor=orange" in line]
-    assert saved == ['n6 [label="saved x\\n(2,)" fillcolor=orange]',
-                     'n7 [label="saved input\\n(2,)" fillcolor=orange]']   # mul saved x and y
+    # as torch's MulBackward0: only x needs a gradient, and x's gradient needs y alone
+    assert saved == ['n6 [label="saved input\\n(2,)" fillcolor=orange]']
     assert "n6 -> n3 [arrowhead=none style=dashed]" in lines
+    w = labkit.tensor([3.0, 4.0], requires_grad=True)
+    both = body(viz.draw((x * w).sum(), params={"x": x, "w": w}, show_saved=True))
+    assert [line for line in both if "fillcolor=orange" in line] == [
+        'n5 [label="saved w\\n(2,)" fillcolor=orange]',
+        'n6 [label="saved x\\n(2,)" fillcolor=orange]']               # both need the other
     c.backward()
     after = viz.draw(c, show_saved=True).source
     assert "fillcolor=orange" not in after and "(saved tensors freed)" in after

@@ -1,9 +1,10 @@
 """+ - * / ** and negation, with broadcasting (undone in backward by the engine's sum_to)."""
 import math
 
+from ..promotion import result_type
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
-from .common import _f64, data, promote
+from .common import float_operands, operands
 
 
 def _check_bool(name, *xs):
@@ -19,8 +20,8 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        r = a._data + (b._data if isinstance(b, Tensor) else b)  # a is a tensor: __radd__ swaps
-        return r if r.dtype is not _f64 else promote(r, a, b)
+        x, y = operands(a, b)
+        return x + y
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,7 +34,8 @@ class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
         _check_bool("sub", a, b)
-        return promote(data(a) - data(b), a, b)
+        x, y = operands(a, b)
+        return x - y
 
     @staticmethod
     def backward(ctx, grad):
@@ -45,13 +47,15 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        r = a._data * (b._data if isinstance(b, Tensor) else b)  # a is a tensor: __rmul__ swaps
-        return r if r.dtype is not _f64 else promote(r, a, b)
+        need = ctx.needs_input_grad        # save only what the wanted gradients read
+        if need:
+            ctx.save_for_backward(b if need[0] else None, a if need[1] else None)
+        x, y = operands(a, b)
+        return x * y
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -61,8 +65,11 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return promote(data(a) / data(b), a, b)
+        need = ctx.needs_input_grad        # d/da needs only b; d/db needs both
+        if need:
+            ctx.save_for_backward(a if need[1] else None, b)
+        x, y = float_operands(a, b)
+        return x / y
 
     @staticmethod
     def backward(ctx, grad):
@@ -94,7 +101,15 @@ class Pow(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        return a._data ** p
+        x, y = operands(a, p)
+        if x.dtype.kind in "iub":
+            if not isinstance(p, (bool, float)) and p < 0:
+                raise RuntimeError(
+                    f"pow: integers to negative integer powers are not allowed ({a.dtype} tensor "
+                    f"** {p}). Make the tensor float first: x.float() ** {p}.")
+            if x.dtype.kind == "b":
+                x = x.astype("int64")
+        return x ** y
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,8 +126,13 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = promote(data(a) ** data(b), a, b)
-        out = (a if isinstance(a, Tensor) else b).device.xp.asarray(out)  # 0-d: keep an array
+        xp = (a if isinstance(a, Tensor) else b).device.xp
+        x, y = operands(a, b)
+        if x.dtype.kind == "b" if isinstance(a, Tensor) else y.dtype.kind == "b":
+            raise NotImplementedError(
+                "pow: not implemented for bool ** bool (as in torch). Convert first, "
+                "e.g. x.long() ** y.")
+        out = xp.asarray(_int_pow(xp, x, y) if y.dtype.kind in "iu" else x ** y)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -141,6 +161,17 @@ class PowTensor(Function):
         return ga, gb
 
 
+def _int_pow(xp, x, y):
+    """Integer powers as torch computes them: a negative exponent gives 1 for base 1, +-1 for
+    base -1 and 0 otherwise (numpy refuses negative integer powers outright)."""
+    neg = y < 0
+    if not neg.any():
+        return x ** y
+    odd = (y % 2) != 0
+    special = xp.where(x == 1, 1, xp.where(x == -1, xp.where(odd, -1, 1), 0)).astype(y.dtype)
+    return xp.where(neg, special, x ** xp.where(neg, 0, y))
+
+
 Tensor.__add__ = Tensor.__radd__ = binary_op(Add)
 Tensor.__sub__ = binary_op(Sub)
 Tensor.__mul__ = Tensor.__rmul__ = binary_op(Mul)
@@ -150,17 +181,28 @@ Tensor.__neg__ = Tensor.neg = neg = unary_op(Neg)
 
 @tensor_method("add")
 def add(a, b, alpha=1):
-    """a + alpha * b, broadcasting."""
+    """a + alpha * b, broadcasting; alpha scales b in the result dtype (as torch: int16 + 2 *
+    uint8 does not wrap around in uint8)."""
     if alpha != 1:
-        b = b * alpha
+        b = _scaled("add", a, b, alpha)
     return Add.apply(a, b)
 
 
 @tensor_method("sub")
 def sub(a, b, alpha=1):
     if alpha != 1:
-        b = b * alpha
+        b = _scaled("sub", a, b, alpha)
     return Sub.apply(a, b)
+
+
+def _scaled(name, a, b, alpha):
+    dt = result_type(a, b)
+    if not dt.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
+                           f"be a floating point number (got {alpha}). Convert first: x.float().")
+    if isinstance(b, Tensor):
+        return (b if b.dtype == dt else b.to(dt)) * alpha
+    return b * alpha
 
 
 class Rsub(Sub):

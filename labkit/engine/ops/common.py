@@ -1,6 +1,7 @@
 """Small helpers shared by the op files: reading operands and fixing result dtypes."""
 import numpy as np
 
+from ..promotion import cast, cast_all, result_np
 from ..tensor import Tensor
 
 _f64 = np.dtype("float64")
@@ -20,18 +21,34 @@ def float_data(x):
     return d
 
 
-def promote(r, a, b):
-    """Keep torch's rule that float64 appears only if an input was float64 (numpy widens ints)."""
-    if r.dtype is _f64 or r.dtype == _f64:
-        if not (_is64(a) or _is64(b)):
-            return r.astype(_f32)
-    return r
+def operands(a, b):
+    """a's and b's arrays (or numbers) in torch's result dtype (engine/promotion.py), with
+    the common cases (same dtype; float tensor and a Python number) taken without lookups."""
+    x = a._data if isinstance(a, Tensor) else a
+    if isinstance(b, Tensor):
+        y = b._data
+        if isinstance(a, Tensor) and x.dtype is y.dtype:
+            return x, y
+    elif type(b) is float or type(b) is int:
+        if x.dtype.kind == "f":
+            return x, b
+        y = b
+    else:
+        y = b
+    _, (x, y) = cast_all(a, b)
+    return x, y
 
 
-def _is64(x):
-    if isinstance(x, Tensor):
-        return x._data.dtype == _f64
-    return isinstance(x, np.ndarray) and x.dtype == _f64
+def float_operands(a, b):
+    """a and b converted straight to the floating result dtype of a true division: torch's
+    result dtype, or float32 when both are integer or bool (uint8 255 / int8 2 is 127.5)."""
+    x = a._data if isinstance(a, Tensor) else None
+    if isinstance(b, Tensor) and x is not None and x.dtype is b._data.dtype and x.dtype.kind == "f":
+        return x, b._data
+    dt = result_np(a, b)
+    if dt.kind != "f":
+        dt = _f32
+    return cast(a, dt), cast(b, dt)
 
 
 def as_tensor_like(x, ref):

@@ -1,7 +1,7 @@
 """Comparisons and logic: they give bool tensors and are not differentiable."""
 from ..function import Function
 from ..tensor import Tensor, tensor_method
-from .common import data
+from .common import data, operands
 
 
 def _compare(name, ufunc_name):
@@ -10,8 +10,8 @@ def _compare(name, ufunc_name):
 
         @staticmethod
         def forward(ctx, a, b):
-            return getattr(a.device.xp if isinstance(a, Tensor) else b.device.xp,
-                           ufunc_name)(data(a), data(b))
+            x, y = operands(a, b)
+            return getattr(a.device.xp if isinstance(a, Tensor) else b.device.xp, ufunc_name)(x, y)
     Compare.__name__ = Compare.__qualname__ = name.capitalize()
     return Compare
 

@@ -1,7 +1,8 @@
 """Choosing between tensors elementwise: where, maximum, minimum."""
 from ..function import Function
 from ..tensor import Tensor, tensor_method
-from .common import as_tensor_like, data, promote
+from ..promotion import cast_all
+from .common import operands
 
 
 class Where(Function):
@@ -13,7 +14,9 @@ class Where(Function):
             raise RuntimeError(f"where: the condition must be a bool tensor, got {cond.dtype}; "
                                "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
-        return promote(cond.device.xp.where(cond._data, data(a), data(b)), a, b)
+        xp = cond.device.xp
+        dt, (x, y) = cast_all(a, b)
+        return xp.where(cond._data, xp.asarray(x, dtype=dt), xp.asarray(y, dtype=dt))
 
     @staticmethod
     def backward(ctx, grad):
@@ -33,7 +36,8 @@ class Maximum(Function):
     @classmethod
     def forward(cls, ctx, a, b):
         ctx.save_for_backward(a, b)
-        return promote(getattr(a.device.xp, cls.pick)(a._data, data(b)), a, b)
+        x, y = operands(a, b)
+        return getattr(a.device.xp, cls.pick)(x, y)
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -51,9 +55,10 @@ class Minimum(Maximum):
 
 def where(condition, input, other):
     """input where condition is True, else other; either may be a Python number."""
-    ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
-    return Where.apply(condition, as_tensor_like(input, ref) if not isinstance(input, Tensor)
-                       else input, as_tensor_like(other, ref))
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): condition must be a labkit bool tensor, got "
+                        f"{type(condition).__name__}. Build it with a comparison, e.g. x > 0.")
+    return Where.apply(condition, input, other)
 
 
 @tensor_method("maximum")

@@ -1,0 +1,115 @@
+"""Type promotion: torch's `result_type` rules as one table, used by every op.
+
+torch decides a result dtype in two steps (numpy decides differently, so we never let numpy
+choose):
+1. promote_types(a, b) for two dtypes: within a category (bool < integer < floating) the wider
+   type (uint8 with int8 gives int16); across categories the higher category's type, whatever
+   its width (int64 with float16 gives float16).
+2. result_type(*operands) groups the operands by priority: dimensioned tensors, then 0-d
+   tensors, then Python scalars (bool -> bool, int -> int64, float -> float32, the default
+   dtype). A lower-priority group changes the result only if it is of a higher category:
+   int32 tensor + 0-d float64 tensor -> float64, but float32 tensor + 0-d float64 -> float32,
+   and uint8 tensor + 1000 -> uint8 (the scalar wraps around, as in torch).
+"""
+import numpy as np
+
+from . import dtype as _dt
+from .tensor import Tensor
+
+_b, _i64, _f32 = np.dtype(bool), np.dtype("int64"), np.dtype("float32")
+_KINDS = {"b": 0, "u": 1, "i": 1, "f": 2}
+_NP = [d.np for d in (_dt.bool_, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64,
+                      _dt.float16, _dt.float32, _dt.float64)]
+
+
+def _pair(a, b):
+    ka, kb = _KINDS[a.kind], _KINDS[b.kind]
+    if ka != kb:
+        return a if ka > kb else b
+    return np.promote_types(a, b)  # same category: numpy's widening agrees with torch's
+
+
+# (numpy dtype, numpy dtype) -> numpy dtype, for every pair labkit supports
+PROMOTE = {(a, b): _pair(a, b) for a in _NP for b in _NP}
+
+
+def category(np_dtype):
+    """0 for bool, 1 for integers, 2 for floating point."""
+    return _KINDS[np_dtype.kind]
+
+
+def promote_types(a, b):
+    """The smallest labkit dtype both a and b convert to without losing their category
+    (torch.promote_types). Accepts labkit dtypes, numpy dtypes or names."""
+    return _dt.from_np(PROMOTE[_dt.to_np(a), _dt.to_np(b)])
+
+
+def _scalar_np(x):
+    if isinstance(x, (bool, np.bool_)):
+        return _b
+    if isinstance(x, (int, np.integer)):
+        return _i64
+    if isinstance(x, (float, np.floating)):
+        return _f32
+    raise TypeError(f"result_type: expected tensors or Python numbers, got {type(x).__name__}. "
+                    "Wrap arrays first: labkit.tensor(value).")
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: the lower-priority group counts only if of higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    hk, lk = _KINDS[higher.kind], _KINDS[lower.kind]
+    if hk == 2:
+        return higher
+    if hk == 0 or lk == 2:
+        return PROMOTE[higher, lower]
+    return higher
+
+
+def result_np(*operands):
+    """torch's result dtype (as a numpy dtype) for Tensors and Python numbers."""
+    dim = zero = scal = None
+    for x in operands:
+        if isinstance(x, (Tensor, np.ndarray)):   # a numpy array counts as a tensor (as torch)
+            a = x._data if isinstance(x, Tensor) else x
+            d = a.dtype
+            if a.ndim:
+                dim = d if dim is None else PROMOTE[dim, d]
+            else:
+                zero = d if zero is None else PROMOTE[zero, d]
+        elif x is not None:
+            d = _scalar_np(x)
+            scal = d if scal is None else PROMOTE[scal, d]
+    return _combine(dim, _combine(zero, scal))
+
+
+def result_type(*operands):
+    """torch.result_type for any number of Tensors and Python numbers, as a labkit dtype."""
+    if not operands:
+        raise TypeError("result_type: expected at least one tensor or number.")
+    return _dt.from_np(result_np(*operands))
+
+
+def cast(x, np_dtype):
+    """x's array converted to np_dtype (a Python number stays a number, or becomes a numpy
+    scalar of np_dtype that wrapped around as torch's does: uint8 tensor + 300 adds 44).
+    The result goes straight into an array op with others of np_dtype."""
+    if isinstance(x, (Tensor, np.ndarray)):
+        d = x._data if isinstance(x, Tensor) else x
+        return d if d.dtype == np_dtype else d.astype(np_dtype)
+    if np_dtype.kind in "iu" and not isinstance(x, (bool, np.bool_)):
+        info = np.iinfo(np_dtype)
+        if not info.min <= x <= info.max:
+            return np.asarray(x).astype(np_dtype)[()]
+    elif np_dtype.kind == "b":
+        return bool(x)
+    return x
+
+
+def cast_all(*operands):
+    """(np result dtype, operand arrays or numbers cast to it): what a promoting op computes on."""
+    dt = result_np(*operands)
+    return dt, tuple(cast(x, dt) for x in operands)
