@@ -91,21 +91,27 @@ _MODULES = re.compile(r"labkit(\.nn\.functional|\.engine(\.[a-z][a-z0-9_]*)*|\.l
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.]{0,199}")
 
 
-def _tensor_methods():
-    return {n for n in dir(Tensor) if _PUBLIC.fullmatch(n) and callable(getattr(Tensor, n, None))
-            } - _DENIED_METHODS
+class _Ops:
+    """What a saved graph may name, gathered once per save or load: labkit's Functions
+    {'module:qualname': class} and the public tensor methods."""
+
+    def __init__(self):
+        self.functions = _functions()
+        self.methods = {n for n in dir(Tensor)
+                        if _PUBLIC.fullmatch(n) and callable(getattr(Tensor, n, None))
+                        } - _DENIED_METHODS
 
 
-def _resolve(op, functions, where):
+def _resolve(op, ops, where):
     """What runs a node, if the allow-list has it; else a GraphLoadError naming the node."""
     if op is None:
         return None
     if not isinstance(op, str):
         raise GraphLoadError(f"{where}: its op {op!r} is not an op name.")
     kind, _, name = op.partition(":")
-    if kind == "function" and name in functions:
-        return functions[name]
-    if kind == "method" and name in _tensor_methods():
+    if kind == "function" and name in ops.functions:
+        return ops.functions[name]
+    if kind == "method" and name in ops.methods:
         from .script import _method
         return _method(name)
     if kind == "attr" and name in _ATTRS:
@@ -230,18 +236,18 @@ def _val(v):
             "kind": v.kind, "requires_grad": v.requires_grad}
 
 
-def _checked_op(node, functions):
+def _checked_op(node, ops):
     """The node's op name, if load() will accept it (else say so now, not at load time)."""
     op = _op_id(node)
     try:
-        _resolve(op, functions, f"node {node.kind!r}")
+        _resolve(op, ops, f"node {node.kind!r}")
     except GraphLoadError as e:
         raise ValueError(f"save: {e}; jit.load would refuse this graph. Use labkit ops and "
                          "tensor methods in the function you save.") from None
     return op
 
 
-def _graph_json(g, arrays, functions, top=False):
+def _graph_json(g, arrays, ops, top=False):
     out = {"name": g.name, "nodes": [], "outputs": [_enc(v) for v in g.outputs],
            "block_inputs": None if top else [_val(v) for v in g.inputs]}
     for node in g.nodes:
@@ -251,10 +257,10 @@ def _graph_json(g, arrays, functions, top=False):
             meta["kw"] = _enc(meta["kw"])
         if "side" in meta:
             meta["side"] = [list(p) for p in meta["side"]]
-        out["nodes"].append({"kind": node.kind, "op": _checked_op(node, functions),
+        out["nodes"].append({"kind": node.kind, "op": _checked_op(node, ops),
                              "args": _enc(node.args),
                              "outputs": [_val(v) for v in node.outputs], "meta": meta,
-                             "blocks": [_graph_json(b, arrays, functions)
+                             "blocks": [_graph_json(b, arrays, ops)
                                         for b in node.blocks]})
     return out
 
@@ -276,7 +282,7 @@ def save(obj, path):
     for c in graph.constants:
         arrays[f"constants/{c.name}.npy"] = to_host(c.ref)
         doc["constants"].append(_val(c))
-    body = _graph_json(graph, arrays, _functions(), top=True)
+    body = _graph_json(graph, arrays, _Ops(), top=True)
     doc["body"] = body
     with atomic_write(path, "jit.save") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as z:
         z.writestr("graph.json", json.dumps(doc, indent=1, allow_nan=False))
@@ -315,13 +321,13 @@ def _side_path(p):
     return tuple(p)
 
 
-def _read(g, body, values, functions, budget, where, depth=0):
+def _read(g, body, values, ops, budget, where, depth=0):
     if depth > 50:
         raise ValueError("blocks nested more than 50 deep")
     for i, n in enumerate(_list(body["nodes"])):
         here = f"{where} node {i} ({str(n.get('kind') if isinstance(n, dict) else n)[:40]!r})"
         try:
-            _read_node(g, n, values, functions, budget, here, depth)
+            _read_node(g, n, values, ops, budget, here, depth)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             if isinstance(e, GraphLoadError):
                 raise
@@ -330,11 +336,11 @@ def _read(g, body, values, functions, budget, where, depth=0):
     g.outputs = body["outputs"]
 
 
-def _read_node(g, n, values, functions, budget, here, depth):
+def _read_node(g, n, values, ops, budget, here, depth):
     kind = n["kind"]
     if not isinstance(kind, str) or not _NAME.fullmatch(kind):
         raise GraphLoadError(f"{here}: its kind is not a plain op name.")
-    fn = _resolve(n["op"], functions, here)
+    fn = _resolve(n["op"], ops, here)
     nblocks = {"If": 2, "Loop": 1}.get(kind)
     if (nblocks is not None and (fn is not None or len(n["blocks"]) != nblocks)) or \
             (fn is None and not n["blocks"]):
@@ -345,7 +351,7 @@ def _read_node(g, n, values, functions, budget, here, depth):
         block = Graph(str(b["name"])[:200])
         block.inputs = [_value(e) for e in _list(b["block_inputs"] or [])]
         values.update((v.name, v) for v in block.inputs)
-        _read(block, b, values, functions, budget, here, depth + 1)
+        _read(block, b, values, ops, budget, here, depth + 1)
         blocks.append(block)
     outs = [values.get(e["name"]) or _value(e) for e in n["outputs"]]  # a fused node's
     # outputs are its members' (already read with its block)
@@ -423,7 +429,7 @@ def _graph(ar, doc, budget):
         extra = sorted((set(ar.infos) - {"graph.json"}) ^ expected)
         raise GraphLoadError(f"graph.json and the arrays in the archive do not match "
                              f"({', '.join(extra[:3])})")
-    _read(graph, doc["body"], values, _functions(), budget, "graph.json")
+    _read(graph, doc["body"], values, _Ops(), budget, "graph.json")
     graph.outputs = [_dec(o, values) for o in _list(graph.outputs)]
     params = {v.name for v in graph.inputs if v.role == "param"}
     stores = []
