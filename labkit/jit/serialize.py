@@ -38,6 +38,10 @@ class GraphLoadError(LoadError):
     saved graph may not run (the message names the node)."""
 
 
+class _Refused(GraphLoadError):
+    """A refusal found while reading graph.json; load() adds the file's name to it."""
+
+
 def _functions():
     """{'module:qualname': Function class} for every Function labkit defines."""
     importlib.import_module("labkit.engine.ops")
@@ -107,7 +111,7 @@ def _resolve(op, ops, where):
     if op is None:
         return None
     if not isinstance(op, str):
-        raise GraphLoadError(f"{where}: its op {op!r} is not an op name.")
+        raise _Refused(f"{where}: its op {op!r} is not an op name.")
     kind, _, name = op.partition(":")
     if kind == "function" and name in ops.functions:
         return ops.functions[name]
@@ -131,7 +135,7 @@ def _resolve(op, ops, where):
            "operator": "not an arithmetic, comparison or indexing operator",
            "labkit": "not a public function of labkit's engine or nn.functional",
            "builtin": "not float, int or bool"}
-    raise GraphLoadError(f"{where} runs the op {op[:120]!r}, "
+    raise _Refused(f"{where} runs the op {op[:120]!r}, "
                          f"{why.get(kind, 'an unknown kind of op')}. A saved graph may run "
                          "only labkit's own ops, never other code")
 
@@ -331,7 +335,7 @@ def _read(g, body, values, ops, budget, where, depth=0):
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             if isinstance(e, GraphLoadError):
                 raise
-            raise GraphLoadError(f"{here} is malformed ({type(e).__name__}: {str(e)[:200]})") \
+            raise _Refused(f"{here} is malformed ({type(e).__name__}: {str(e)[:200]})") \
                 from None
     g.outputs = body["outputs"]
 
@@ -339,12 +343,12 @@ def _read(g, body, values, ops, budget, where, depth=0):
 def _read_node(g, n, values, ops, budget, here, depth):
     kind = n["kind"]
     if not isinstance(kind, str) or not _NAME.fullmatch(kind):
-        raise GraphLoadError(f"{here}: its kind is not a plain op name.")
+        raise _Refused(f"{here}: its kind is not a plain op name.")
     fn = _resolve(n["op"], ops, here)
     nblocks = {"If": 2, "Loop": 1}.get(kind)
     if (nblocks is not None and (fn is not None or len(n["blocks"]) != nblocks)) or \
             (fn is None and not n["blocks"]):
-        raise GraphLoadError(f"{here}: a node with no op must be an If (2 blocks), a Loop "
+        raise _Refused(f"{here}: a node with no op must be an If (2 blocks), a Loop "
                              "(1 block) or a fused group.")
     blocks = []
     for b in _list(n["blocks"]):
@@ -394,14 +398,16 @@ def load(path, max_bytes=256 << 20, max_loop_iterations=MAX_LOOP_ITERATIONS):
                           f"labkit reads version {VERSION}. Update labkit (or save again)")
         budget = [max_loop_iterations, max_loop_iterations]   # [limit, left in this call]
         try:
-            graph = _graph(ar, doc, budget)
-        except GraphLoadError as e:
+            graph, tuple_out = _graph(ar, doc, budget), doc["tuple_out"] is True
+        except _Refused as e:
             raise ar.fail(str(e)) from None
+        except GraphLoadError:
+            raise                              # the reader's own error names the file
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError,
                 OverflowError) as e:
             raise ar.fail(f"graph.json is malformed ({type(e).__name__}: {str(e)[:200]})") \
                 from None
-    return LoadedFunction(graph, doc["tuple_out"] is True, budget)
+    return LoadedFunction(graph, tuple_out, budget)
 
 
 def _graph(ar, doc, budget):
@@ -427,7 +433,7 @@ def _graph(ar, doc, budget):
         values[v.name] = v
     if expected != set(ar.infos) - {"graph.json"}:
         extra = sorted((set(ar.infos) - {"graph.json"}) ^ expected)
-        raise GraphLoadError(f"graph.json and the arrays in the archive do not match "
+        raise _Refused(f"graph.json and the arrays in the archive do not match "
                              f"({', '.join(extra[:3])})")
     _read(graph, doc["body"], values, _Ops(), budget, "graph.json")
     graph.outputs = [_dec(o, values) for o in _list(graph.outputs)]
@@ -436,7 +442,7 @@ def _graph(ar, doc, budget):
     for pair in _list(doc["stores"]):
         p, v = _list(pair, 2)
         if p not in params:
-            raise GraphLoadError(f"graph.json writes into {str(p)[:40]!r}, which is not one of "
+            raise _Refused(f"graph.json writes into {str(p)[:40]!r}, which is not one of "
                                  "its captured tensors")
         stores.append((values[p], values[v]))
     graph.stores = stores
@@ -445,7 +451,7 @@ def _graph(ar, doc, budget):
 
 def _array(ar, name, entry):
     if name not in ar.infos:
-        raise GraphLoadError(f"graph.json names {name}, which the archive does not hold")
+        raise _Refused(f"graph.json names {name}, which the archive does not hold")
     return ar.npy(name, None if entry["dtype"] is None else _dtype(entry["dtype"]),
                   entry["shape"])
 
