@@ -97,15 +97,19 @@ def test_a_deflate_bomb_is_refused_before_inflating(tmp_path):
     with zipfile.ZipFile(path) as z, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
         for n in z.namelist():
             out.writestr(n, z.read(n))
-        with out.open("params/huge.npy", "w", force_zip64=True) as fh:   # 320 MiB of zeros
-            chunk = bytes(32 << 20)
-            for _ in range(10):
-                fh.write(chunk)
+        out.writestr("params/huge.npy", bytes(32 << 20))        # 32 MiB of zeros
     assert os.path.getsize(bomb) < 1 << 20
     start = time.perf_counter()
     with pytest.raises(GraphLoadError, match="compression bomb"):
-        jit.load(bomb)
+        jit.load(bomb, max_bytes=16 << 20)
     assert time.perf_counter() - start < 1.0
+    data = bytearray(bomb.read_bytes())               # the same entry, declaring 1 GiB
+    for sig, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        i = data.rfind(sig)
+        data[i + at:i + at + 4] = (1 << 30).to_bytes(4, "little")
+    bomb.write_bytes(bytes(data))
+    with pytest.raises(GraphLoadError, match="compression bomb"):
+        jit.load(bomb)                                # the default limit: 256 MiB
 
 
 def test_format_version_and_format_are_checked(tmp_path):
@@ -213,3 +217,46 @@ def test_loads_from_a_file_object(tmp_path):
     path = _saved(tmp_path)
     g = jit.load(io.BytesIO(path.read_bytes()))
     assert g(_x((4, 2))).shape == (4, 3)
+
+
+def test_structural_mutations_of_graph_json_are_refused_or_load_never_raw_errors(tmp_path):
+    """Valid zips whose graph.json has values swapped for other JSON (what a bit flip inside
+    a CRC-checked file cannot do, but an editor can): labkit's error, or a graph that loads."""
+    import random
+
+    def f(x, n: int):
+        y = x.relu() if x.sum() > 0 else -x
+        for i in range(n):
+            y = y * 0.5 + x.mean()
+        return y[0:2]
+    buf = io.BytesIO()
+    jit.script(f).save(buf)
+    with zipfile.ZipFile(buf) as z:
+        doc = json.loads(z.read("graph.json"))
+    rng = random.Random(0)
+    swaps = [None, 0, -1, 10 ** 12, 1.5, "x", "__class__", [], {}, {"v": "zz"}, True,
+             {"tuple": 5}, {"dtype": "O"}, "Loop", "If"]
+
+    def slots(o, path=()):
+        yield path
+        items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+        for k, v in items:
+            yield from slots(v, path + (k,))
+    places = list(slots(doc))[1:]
+    outcomes = {"refused": 0, "loaded": 0}
+    for _ in range(300):
+        m = json.loads(json.dumps(doc))
+        path = rng.choice(places)
+        target = m
+        for k in path[:-1]:
+            target = target[k]
+        target[path[-1]] = rng.choice(swaps)
+        data = io.BytesIO()
+        with zipfile.ZipFile(data, "w") as z:
+            z.writestr("graph.json", json.dumps(m))
+        try:
+            jit.load(io.BytesIO(data.getvalue()))
+            outcomes["loaded"] += 1
+        except LoadError:
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 200, outcomes
