@@ -37,6 +37,10 @@ class CheckpointError(LoadError):
     """A file that labkit.load refuses: not a labkit checkpoint, damaged, or tampered with."""
 
 
+class _Refused(CheckpointError):
+    """A problem found in the structure; load() adds the file's name to it."""
+
+
 # --- saving -------------------------------------------------------------------------------
 
 def save(obj, f):
@@ -154,6 +158,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             return made[i]
         try:
             return _decode(meta["object"], tensor, arrays, "obj", 0)
+        except _Refused as e:
+            raise ar.fail(str(e)) from None
         except RecursionError:
             raise ar.fail("its structure is nested too deeply") from None
 
@@ -230,8 +236,8 @@ def _target_device(saved, map_location, name):
     try:
         Device(saved)
     except (RuntimeError, TypeError, ValueError):
-        raise CheckpointError(f"load: {name} was saved on {saved!r}, which is not a device; "
-                              "the file was tampered with.") from None
+        raise _Refused(f"{name} was saved on {saved!r}, which is not a device; the file was "
+                       "tampered with") from None
     device = Device(target)
     if device.type == "cuda" and not cuda_available():
         raise RuntimeError(f"load: {name} was saved on {saved}, but no CUDA GPU is usable here. "
@@ -241,7 +247,7 @@ def _target_device(saved, map_location, name):
 
 def _decode(obj, tensor, arrays, path, depth):
     if depth > _MAX_DEPTH:
-        raise CheckpointError(f"load: {path} is nested more than {_MAX_DEPTH} levels deep.")
+        raise _Refused(f"{path} is nested more than {_MAX_DEPTH} levels deep")
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     if isinstance(obj, list):
@@ -263,7 +269,7 @@ def _decode(obj, tensor, arrays, path, depth):
             for pair in value:
                 if (not isinstance(pair, list) or len(pair) != 2
                         or not isinstance(pair[0], (str, int)) or isinstance(pair[0], bool)):
-                    raise CheckpointError(f"load: a malformed dict entry in {path}.")
+                    raise _Refused(f"a malformed dict entry in {path}")
                 out[pair[0]] = _decode(pair[1], tensor, arrays, f"{path}[{pair[0]!r}]", depth + 1)
             return out
-    raise CheckpointError(f"load: {path} in labkit.json is not something labkit.save writes.")
+    raise _Refused(f"{path} in labkit.json is not something labkit.save writes")
