@@ -125,13 +125,13 @@ def _loop(node, env, device):
     start, stop, step, *carried = env.arg(node.args, device)
     body = node.blocks[0]
     turns = range(int(start), int(stop), int(step))
-    budget = node.meta.get("budget")      # set by jit.load: [limit per call, turns left]
+    budget = node.meta.get("budget")      # set by jit.load: the loop turns a call may run
     if budget is not None:
-        budget[1] -= len(turns)
-        if budget[1] < 0:
+        budget.left -= len(turns)
+        if budget.left < 0:
             raise RuntimeError(f"{node.kind}: this loaded graph asks for {len(turns)} loop "
-                               f"turns, more than the {budget[0]} a call may run. If you trust "
-                               "the file, load it with labkit.jit.load(path, "
+                               f"turns, more than the {budget.limit} a call may run. If you "
+                               "trust the file, load it with labkit.jit.load(path, "
                                "max_loop_iterations=...).")
     for i in turns:
         env[body.inputs[0]] = i

@@ -17,6 +17,7 @@ import json
 import math
 import operator
 import re
+import threading
 import types
 import zipfile
 
@@ -396,7 +397,7 @@ def load(path, max_bytes=256 << 20, max_loop_iterations=MAX_LOOP_ITERATIONS):
         if doc.get("version") != VERSION:
             raise ar.fail(f"it is graph format version {str(doc.get('version'))[:20]}; this "
                           f"labkit reads version {VERSION}. Update labkit (or save again)")
-        budget = [max_loop_iterations, max_loop_iterations]   # [limit, left in this call]
+        budget = _LoopBudget(max_loop_iterations)
         try:
             graph, tuple_out = _graph(ar, doc, budget), doc["tuple_out"] is True
         except _Refused as e:
@@ -456,13 +457,20 @@ def _array(ar, name, entry):
                   entry["shape"])
 
 
+class _LoopBudget(threading.local):
+    """The loop turns a call of a loaded graph may still run (per thread: calls in two
+    threads each get the whole budget)."""
+
+    def __init__(self, limit):
+        self.limit = self.left = limit
+
+
 class LoadedFunction:
     """A graph read back from disk: call it like the function it was saved from."""
 
     def __init__(self, graph, tuple_out, budget=None):
         self.graph, self._tuple = graph, tuple_out
-        self._budget = budget            # [loop turns a call may run, turns left] (shared by
-        # the graph's Loop nodes)
+        self._budget = budget            # shared by the graph's Loop nodes
 
     @property
     def code(self):
@@ -475,7 +483,7 @@ class LoadedFunction:
     def __call__(self, *args):
         from . import interpreter
         if self._budget is not None:
-            self._budget[1] = self._budget[0]
+            self._budget.left = self._budget.limit
         out = interpreter.run(self.graph, args)
         return out if self._tuple else out[0]
 
