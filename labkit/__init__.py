@@ -24,9 +24,41 @@ from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)
 from .engine.ops.erf import erf  # noqa: F401
+from .engine.ops.einsum import einsum  # noqa: F401
+from .engine.ops.gather import gather, index_select, scatter, scatter_add  # noqa: F401
+from .engine.ops.inplace import clamp_, masked_fill, relu_  # noqa: F401
+from .engine.ops.inplace_unary import (abs_, ceil_, cos_, exp_, floor_, log_, round_,  # noqa
+                                       sigmoid_, sin_, sqrt_, tanh_)
+from .engine.ops.layout import (flip, fliplr, flipud, meshgrid, moveaxis, movedim,  # noqa
+                                narrow, repeat_interleave, roll, swapdims,
+                                tile, unbind, unflatten)
+from .engine.ops.math import (acos, arccos, arcsin, arctan, arctan2, asin, atan,  # noqa
+                              atan2, ceil, cosh, expm1, floor, floor_divide, frac, lerp, log1p,
+                              log2, log10, reciprocal, remainder, round, rsqrt, sinh, square,
+                              tan, trunc)
+from .engine.ops.diag import diag, diag_embed, diagonal, trace  # noqa: F401
+from .engine.ops.find import (argwhere, count_nonzero, isclose, masked_select,  # noqa
+                              nonzero, where)
+from .engine.ops.fused import addcdiv, addcmul, clamp_max, clamp_min, index_add  # noqa: F401
+from .engine.ops.stats import median, std_mean, var_mean  # noqa: F401
+from .engine.ops.norm import cdist, logsumexp, norm  # noqa: F401
+from .engine.ops.compare import all, any  # noqa: F401  (torch.all(x), torch.any(x))
+from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
+from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
+from .engine.ops.scan import cumprod, cumsum, prod  # noqa: F401
+from .engine.ops.sort import argsort, sort, topk  # noqa: F401
+from .engine.ops.tri import tril, triu  # noqa: F401
+from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401
+                              set_default_device, set_default_dtype)
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
+from . import accelerator, linalg  # noqa: F401,E402
+from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa
+                     HalfTensor, IntTensor, LongTensor, ShortTensor, range)
+from .engine.ops.stats import (bincount, histc, histogram, kthvalue, mode,  # noqa: F401
+                               nanmedian, nanquantile, quantile, unique)
 
 __version__ = "0.1.0"
 float = float32
@@ -36,6 +68,7 @@ long = int64
 int = int32
 short = int16
 clip = clamp
+_keywords.install(globals(), _keywords.FUNCTIONS)  # input=, other=, axis=, keepdims=, out=
 
 
 def is_tensor(obj):
@@ -49,7 +82,12 @@ def numel(x):
 def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
-    if name in ("viz", "jit", "onnx", "bench"):
+    if name in ("viz", "jit", "onnx", "bench", "func", "export"):
         import importlib
         return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module 'labkit' has no attribute {name!r}")
+    if name == "cond":                    # the explicit branch op of labkit.export
+        from .export import cond
+        return cond
+    import sys
+    from .engine.unsupported import missing   # a torch API labkit lacks is named as such
+    raise missing("torch", name, sys.modules[__name__])

@@ -145,3 +145,7 @@ class Event:
 __all__ = ["Event", "current_device", "device_count", "empty_cache", "get_device_name",
            "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
            "memory_reserved", "synchronize"]
+
+
+from .legacy import CUDA_TYPES as _CUDA_TYPES  # noqa: E402  (legacy torch.cuda.FloatTensor & co.)
+globals().update(_CUDA_TYPES)

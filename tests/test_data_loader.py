@@ -158,7 +158,7 @@ class NoLen:
 
 
 @pytest.mark.parametrize("make, error, match", [
-    (lambda: DataLoader(Range(0)), ValueError, "empty"),
+    (lambda: DataLoader(Range(0), shuffle=True), ValueError, "empty"),
     (lambda: DataLoader(Range(5), batch_size=0), ValueError, "batch_size=0"),
     (lambda: DataLoader(Range(5), batch_size=-3), ValueError, "batch_size=-3"),
     (lambda: DataLoader(Range(5), batch_size=2.5), ValueError, "positive integer"),

@@ -23,3 +23,24 @@ def test_every_lecture_is_on_the_map():
     missing = sorted({p.name for p in LECTURES.glob("*.ipynb")} - set(links()) - {START.name})
     assert not missing, (f"add a row for {missing} to the map of lectures (section 4) of "
                          "00_start_here.ipynb")
+
+
+# Lectures announced in the course plan and being written under these numbers (issues for
+# memory/precision/profiling and distributed training): a mention may come before the file.
+PLANNED = {"09", "10"}
+
+
+def test_every_mention_of_a_lecture_number_names_a_lecture_that_exists():
+    """'lecture 07' in any lecture's text (or a link to NN_*.ipynb) must point at a lecture
+    file with that number, so a renumbering cannot leave a stale cross-reference behind."""
+    have = {p.name[:2] for p in LECTURES.glob("*.ipynb")}
+    stale = []
+    for path in sorted(LECTURES.glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        nums = re.findall(r"[Ll]ectures? (\d\d)\b", text) + re.findall(r"\((\d\d)_\w+\.ipynb\)",
+                                                                        text)
+        for num in nums:
+            if num not in have | PLANNED:
+                stale.append(f"{path.name}: lecture {num}")
+    assert not stale, f"mentions of lectures that do not exist: {stale}"

@@ -2,12 +2,12 @@
 import numpy as np
 
 from . import dtype as _dt
+from .defaults import defaults
 from .device import Device, cpu, to_device_array
 from .grad_mode import mode
 from .memory import names_the_size
 from .tensor import Tensor
 
-_f32 = np.dtype("float32")
 
 
 class Generator:
@@ -52,6 +52,16 @@ def initial_seed():
     return default_generator.initial_seed()
 
 
+def _size_arg(name, shape, size):
+    """The shape given as varargs (zeros(2, 3), zeros((2, 3))) or as size= (zeros(size=(2, 3)))."""
+    if size is None:
+        return shape
+    if shape:
+        raise TypeError(f"{name}(): the shape was given twice, as arguments {shape} and as "
+                        f"size={size!r}; give one.")
+    return (size,)
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -63,7 +73,7 @@ def _size(size):
 
 def _finish(arr, dtype, device, requires_grad):
     """Cast to dtype, move to device, wrap; the one exit of every creation function."""
-    dev = Device(device) if device is not None else cpu
+    dev = Device(device) if device is not None else (defaults.device or cpu)
     np_dtype = _dt.to_np(dtype)
     if np_dtype is not None and arr.dtype != np_dtype:
         arr = arr.astype(np_dtype)
@@ -78,7 +88,7 @@ def _finish(arr, dtype, device, requires_grad):
 def _infer(arr):
     """torch's defaults: Python floats become float32; ints int64; bools bool."""
     if arr.dtype.kind == "f" and arr.dtype != np.float16:
-        return arr.astype(_f32) if arr.dtype != _f32 else arr
+        return arr.astype(defaults.float) if arr.dtype != defaults.float else arr
     if arr.dtype.kind in "iu" and arr.dtype != np.uint8:
         return arr.astype(np.int64) if arr.dtype != np.int64 else arr
     return arr
@@ -108,7 +118,7 @@ def _from_data(data):
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data (numbers, nested lists, numpy arrays, tensors)."""
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:     # with a dtype, Python floats go there directly
         arr = _infer(arr)
     return _finish(np.array(arr, copy=True), dtype, device, requires_grad)
 
@@ -118,7 +128,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data.to(device or data.device, dtype) if (dtype or device) else data
     arr, typed = _from_data(data)
-    if not typed:
+    if not typed and dtype is None:
         arr = _infer(arr)
     return _finish(arr, dtype, device, False)
 
@@ -131,31 +141,34 @@ def from_numpy(array):
     return Tensor._make(array, cpu)
 
 
-def _filled(fill, size, dtype, device, requires_grad, default=_f32):
-    np_dtype = _dt.to_np(dtype) or default
+def _filled(fill, size, dtype, device, requires_grad, default=None):
+    np_dtype = _dt.to_np(dtype) or default or defaults.float
     return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
 
 
 @names_the_size
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    size = _size_arg("zeros", shape, size)
     return _filled(0, size, dtype, device, requires_grad)
 
 
 @names_the_size
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    size = _size_arg("ones", shape, size)
     return _filled(1, size, dtype, device, requires_grad)
 
 
 @names_the_size
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    np_dtype = _dt.to_np(dtype) or _f32
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
+    size = _size_arg("empty", shape, size)
+    np_dtype = _dt.to_np(dtype) or defaults.float
     return _finish(np.empty(_size(size), np_dtype), None, device, requires_grad)
 
 
 @names_the_size
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     default = np.bool_ if isinstance(fill_value, bool) else \
-        np.int64 if isinstance(fill_value, int) else _f32
+        np.int64 if isinstance(fill_value, int) else defaults.float
     return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device,
                    requires_grad, np.dtype(default))
 
@@ -194,19 +207,20 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     arr = np.arange(start, end, step, dtype=np.int64 if ints else np.float64)
     if not ints and dtype is None:
-        arr = arr.astype(_f32)
+        arr = arr.astype(defaults.float)
     return _finish(arr, dtype, device, requires_grad)
 
 
 @names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    return _finish(np.linspace(start, end, steps).astype(_dt.to_np(dtype) or _f32), None, device,
-                   requires_grad)
+    np_dtype = _dt.to_np(dtype) or defaults.float
+    return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device, requires_grad)
 
 
 @names_the_size
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    return _finish(np.eye(n, m, dtype=_dt.to_np(dtype) or _f32), None, device, requires_grad)
+    np_dtype = _dt.to_np(dtype) or defaults.float
+    return _finish(np.eye(n, m, dtype=np_dtype), None, device, requires_grad)
 
 
 def _gen(generator):
@@ -214,9 +228,10 @@ def _gen(generator):
 
 
 @names_the_size
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    size = _size_arg("rand", shape, size)
     """Uniform numbers in [0, 1)."""
-    np_dtype = _dt.to_np(dtype) or _f32
+    np_dtype = _dt.to_np(dtype) or defaults.float
     if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
         return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).random(_size(size), dtype=np.float64).astype(np_dtype)
@@ -224,9 +239,10 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 @names_the_size
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    size = _size_arg("randn", shape, size)
     """Standard normal numbers (mean 0, variance 1)."""
-    np_dtype = _dt.to_np(dtype) or _f32
+    np_dtype = _dt.to_np(dtype) or defaults.float
     if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
         return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).standard_normal(_size(size)).astype(np_dtype)
@@ -246,7 +262,9 @@ def _traced(kind, shape, np_dtype, generator, device, requires_grad):
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None):
-    """Integers in [low, high)."""
+    """Integers in [low, high); randint(high, size) starts at 0."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:

@@ -32,6 +32,7 @@ class Node:
     _non_diff = ()       # output indices marked non-differentiable
     _to_save = ()        # what forward passed to save_for_backward (packed after forward)
     _to_mark = ()        # what forward passed to mark_non_differentiable
+    _dirty = ()          # inputs forward changed in place (mark_dirty)
 
     def name(self):
         return type(self).__name__
@@ -51,6 +52,11 @@ class Node:
 
     def mark_non_differentiable(self, *outputs):
         self._to_mark = outputs
+
+    def mark_dirty(self, *tensors):
+        """forward changed these inputs in place (and returns them): they become outputs of
+        this op, with their version bumped so older saved copies are detected."""
+        self._dirty = tensors
 
     def set_materialize_grads(self, value):
         self._materialize = value
@@ -139,6 +145,10 @@ class _NullCtx:
     def mark_non_differentiable(self, *outputs):
         pass
 
+    def mark_dirty(self, *tensors):
+        for t in tensors:
+            t._bump_version()
+
     def set_materialize_grads(self, value):
         pass
 
@@ -150,6 +160,8 @@ class Function:
     """Subclass with static forward(ctx, ...) and backward(ctx, ...); call Cls.apply(...)."""
     node_name = None  # name of the Node class in grad_fn; default '<ClassName>Backward'
     _node_cls = Node
+    setup_context = None  # torch 2.x style: forward(*args) without ctx, then
+    #                       setup_context(ctx, inputs, output) saves what backward needs
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -184,7 +196,7 @@ class Function:
         if record and mode.enabled:
             return _record(cls, args, device)
         try:
-            out = cls.forward(_NULL, *args)
+            out = cls.forward(_NULL, *args) if cls.setup_context is None else cls.forward(*args)
         except (ValueError, TypeError, IndexError) as e:
             raise _forward_error(cls, args, e) from None
         if type(out) is _ndarray:
@@ -298,7 +310,11 @@ def _record(cls, args, device):
     node._device = device
     mode.enabled = False
     try:
-        out = cls.forward(node, *args)
+        if cls.setup_context is None:
+            out = cls.forward(node, *args)
+        else:
+            out = cls.forward(*args)
+            cls.setup_context(node, args, out)
     except (ValueError, TypeError, IndexError) as e:
         raise _forward_error(cls, args, e) from None
     finally:
@@ -350,6 +366,13 @@ def _link_outputs(node, out, device):
             if isinstance(o, (np.generic, int, float, bool)):
                 o = np.asarray(o)
             o = _make(o, device)
+        elif any(o is d for d in node._dirty):   # changed in place: it now comes from node
+            if o.grad_fn is None and o._rg:
+                raise RuntimeError(
+                    f"{type(node).__name__}: a leaf Variable that requires grad is being used "
+                    "in an in-place operation (mark_dirty). Clone it first, or change it under "
+                    "no_grad().")
+            o._bump_version()
         elif o.grad_fn is not None or o._rg:
             o = o.detach()  # forward returned a tensor that already belongs to a graph
         tensors.append(o)

@@ -14,9 +14,10 @@ choose):
 import numpy as np
 
 from . import dtype as _dt
+from .defaults import defaults
 from .tensor import Tensor
 
-_b, _i64, _f32 = np.dtype(bool), np.dtype("int64"), np.dtype("float32")
+_b, _i64 = np.dtype(bool), np.dtype("int64")
 _KINDS = {"b": 0, "u": 1, "i": 1, "f": 2}
 _NP = [d.np for d in (_dt.bool_, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64,
                       _dt.float16, _dt.float32, _dt.float64)]
@@ -50,7 +51,7 @@ def _scalar_np(x):
     if isinstance(x, (int, np.integer)):
         return _i64
     if isinstance(x, (float, np.floating)):
-        return _f32
+        return defaults.float   # float32 unless set_default_dtype changed it
     raise TypeError(f"result_type: expected tensors or Python numbers, got {type(x).__name__}. "
                     "Wrap arrays first: labkit.tensor(value).")
 

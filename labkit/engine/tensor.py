@@ -8,8 +8,10 @@ import weakref
 import numpy as np
 
 from . import dtype as _dt
+from .defaults import defaults
 from .device import cpu
 from .grad_mode import mode
+from .unsupported import missing
 
 
 class Tensor:
@@ -25,12 +27,17 @@ class Tensor:
     _retains = False
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
 
-    def __init__(self, data, requires_grad=False):
+    def __init__(self, data=(), *size, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], bool):    # labkit's Tensor(data, requires_grad)
+            size, requires_grad = (), size[0]
+        if size or (isinstance(data, (int, np.integer)) and not isinstance(data, bool)) \
+                or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
+            data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
         if isinstance(data, Tensor):
             data = data._data
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
                 or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
-            data = np.asarray(data, dtype=np.float32)  # like torch.Tensor(...): always float32
+            data = np.asarray(data, dtype=defaults.float)  # as torch.Tensor(...): default dtype
         self._data = data
         self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
         if requires_grad:
@@ -244,6 +251,11 @@ class Tensor:
         if self._data.ndim == 0:
             return format(self.item(), spec)
         return repr(self)
+
+    def __getattr__(self, name):
+        """Called only when normal lookup fails, so it costs nothing on the hot path: a torch
+        method or attribute labkit lacks is named as such (hasattr/getattr still work)."""
+        raise missing("torch.Tensor", name, self)
 
     @staticmethod
     def _make(data, device, requires_grad=False):

@@ -109,16 +109,16 @@ class _Writer:
             to = self.h.np_dtype_to_tensor_dtype(np.dtype(a[1]))
             return self.emit("Cast", [self.name(a[0])], out, to=to)
         if fn is Conv2d:
-            x, w, b, stride, padding, dilation = a
+            x, w, b, stride, padding, dilation, groups = a
             ins = [self.name(x), self.name(w)] + ([self.name(b)] if b is not None else [])
             return self.emit("Conv", ins, out, kernel_shape=list(w.shape[2:]),
                              strides=list(stride), pads=list(padding) * 2,
-                             dilations=list(dilation))
+                             dilations=list(dilation), group=groups)
         if fn is pool.MaxPool2d:
-            x, kernel, stride, padding, dilation = a
+            x, kernel, stride, padding, dilation, ceil_mode = a
             return self.emit("MaxPool", [self.name(x)], out[:1], kernel_shape=list(kernel),
                              strides=list(stride), pads=list(padding) * 2,
-                             dilations=list(dilation))
+                             dilations=list(dilation), ceil_mode=int(ceil_mode))
         raise NotImplementedError(
             f"labkit.onnx.export: no ONNX form for the op {node.kind!r} yet. Export the "
             "inference model (no loss, no backward), or rewrite that part with common ops.")

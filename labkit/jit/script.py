@@ -15,9 +15,11 @@ import inspect
 import operator
 import textwrap
 
+from ..engine.grad_mode import mode
 from ..engine.tensor import Tensor
 from . import interpreter
 from .ir import Graph, Value, python_code
+from .module_view import ModuleView
 
 _BINOPS = {ast.Add: ("add", operator.add), ast.Sub: ("sub", operator.sub),
            ast.Mult: ("mul", operator.mul), ast.Div: ("div", operator.truediv),
@@ -45,10 +47,24 @@ class ScriptError(SyntaxError):
     """Code labkit.jit.script cannot compile; the message names the line and a fix."""
 
 
+class _Tuple(list):
+    """A tuple result held whole by one graph value. (The interpreter spreads a tuple over a
+    node's outputs; a call in script has one output, which `a, b = ...` then indexes.)"""
+
+
+def _keep_tuple(result):
+    """A (possibly nested) tuple result as _Tuples, so no level is spread out and cut."""
+    return _Tuple(_keep_tuple(r) for r in result) if isinstance(result, tuple) else result
+
+
+def _untuple(x):
+    return tuple(_untuple(r) for r in x) if isinstance(x, _Tuple) else x
+
+
 def _method(name):
     """x.name(*args) as a function of x (a tensor method call in the graph)."""
     def call(obj, *args, **kwargs):
-        return getattr(obj, name)(*args, **kwargs)
+        return _keep_tuple(getattr(obj, name)(*args, **kwargs))
     call.__name__ = call.__qualname__ = name
     call.method = name
     return call
@@ -206,10 +222,11 @@ class _Compiler:
     def assign(self, target, value, env, g):
         if isinstance(target, ast.Name):
             env[target.id] = value
-        elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-            for i, e in enumerate(target.elts):
-                env[e.id] = value[i] if isinstance(value, tuple) else \
-                    self.node(g, "getitem", operator.getitem, (value, i))
+        elif isinstance(target, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Tuple))
+                                                   for e in target.elts):
+            for i, e in enumerate(target.elts):      # (nested: out, (h, c) = self.lstm(x))
+                self.assign(e, value[i] if isinstance(value, tuple) else
+                            self.node(g, "getitem", operator.getitem, (value, i)), env, g)
         else:
             raise self.error(target, "assigning to an attribute or an item",
                              "assign to a plain variable name (or a tuple of names)")
@@ -374,7 +391,7 @@ class _Compiler:
         elif isinstance(f, ast.Attribute):                    # self.something(...)
             fn = self.self_attr(f, env, g)
             if hasattr(fn, "parameters"):
-                return self.node(g, f.attr, fn, args, kw)
+                return self.node(g, f.attr, _submodule_call(fn), args, kw)
         elif isinstance(f, ast.Name):
             fn = self.load(f, env, g)
             if fn in _SCALARS.values():
@@ -387,9 +404,26 @@ class _Compiler:
             raise self.error(e, f"calling {ast.unparse(f)} (not a labkit function)",
                              "call labkit functions (labkit.relu, F.linear ...), tensor "
                              "methods or submodules; do other work outside")
-        out = self.node(g, getattr(fn, "__name__", "call"), fn, args, kw)
+        out = self.node(g, getattr(fn, "__name__", "call"), _returning_tuples(fn), args, kw)
         out.node.meta["path"] = path          # how to find fn again (jit.load)
         return out
+
+
+def _submodule_call(module):
+    """self.sub(...) in the graph: the module's result, a tuple kept whole."""
+    def call(*args, **kwargs):
+        return _keep_tuple(module(*args, **kwargs))
+    call.__name__ = call.__qualname__ = type(module).__name__
+    call.module = module
+    return call
+
+
+def _returning_tuples(fn):
+    def call(*args, **kwargs):
+        return _keep_tuple(fn(*args, **kwargs))
+    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "call")
+    call.__wrapped__ = fn
+    return call
 
 
 def _global_path(namespace, name, fn):
@@ -425,18 +459,36 @@ def _kind(v):
     return type(v).__name__ if isinstance(v, (int, float, bool)) else "Tensor"
 
 
-class ScriptFunction:
-    """The result of jit.script: .graph (with If/Loop nodes), .code, call it."""
+class ScriptFunction(ModuleView):
+    """The result of jit.script: .graph (with If/Loop nodes), .code, call it; a scripted
+    module also shows the module's parts (scripted.fc1, scripted.parameters()). Called while
+    a trace runs, it is recorded as one node, so its control flow survives in the trace."""
 
     def __init__(self, graph, tuple_out, name, module=None):
         self.graph, self._tuple, self.__name__, self.module = graph, tuple_out, name, module
+        self.op_name = name
 
     @property
     def code(self):
         return python_code(self.graph)
 
     def __call__(self, *args):
-        out = interpreter.run(self.graph, args)
+        tracer = mode.tracer
+        if tracer is None:
+            return self.apply(*args)
+        mode.tracer = None            # run untraced, then record the whole call as one node
+        try:
+            out = self.apply(*args)
+            # fresh tensor objects: a branch may return an input as it is, and the tracer
+            # would take that for the value it already knows
+            out = tuple(_fresh(o) for o in out) if isinstance(out, tuple) else _fresh(out)
+        finally:
+            mode.tracer = tracer
+        tracer.record(self, args, out)
+        return out
+
+    def apply(self, *args):
+        out = tuple(_untuple(o) for o in interpreter.run(self.graph, args))
         return out if self._tuple else out[0]
 
     def save(self, path):
@@ -447,8 +499,15 @@ class ScriptFunction:
         return f"<scripted {self.__name__}>\n{self.graph}"
 
 
+def _fresh(x):
+    return x.view(x.shape) if isinstance(x, Tensor) else x
+
+
 def script(fn_or_module):
     """Compile a function (or a module's forward) from its source; usable as a decorator."""
+    from .trace import TracedFunction
+    if isinstance(fn_or_module, (ScriptFunction, TracedFunction)):
+        return fn_or_module                  # already a graph (as torch.jit.script does)
     if hasattr(fn_or_module, "forward") and hasattr(fn_or_module, "parameters"):
         comp = _Compiler(type(fn_or_module).forward, owner=fn_or_module)
         name = type(fn_or_module).__name__

@@ -11,6 +11,7 @@ import inspect
 from ..engine.tensor import Tensor
 from . import interpreter, passes
 from .ir import Graph, python_code
+from .module_view import ModuleView
 from .state import reachable_state
 from .tracer import Tracer
 
@@ -43,15 +44,32 @@ def as_tuple(example_inputs):
 
 
 def flatten_output(out, tracer):
-    """(the graph's output values, a function rebuilding the same structure from results)."""
-    if isinstance(out, Tensor):
-        return [tracer.value_of(out)], lambda r: r[0]
-    if isinstance(out, (tuple, list)) and all(isinstance(o, Tensor) for o in out):
-        kind = type(out)
-        return [tracer.value_of(o) for o in out], lambda r: kind(r)
-    raise TypeError(f"labkit.jit: a traced function must return a tensor or a tuple/list of "
-                    f"tensors, got {type(out).__name__}. Return the tensors and build other "
-                    "Python objects outside.")
+    """(the graph's output values, a function rebuilding the same structure from results).
+    Tuples and lists may nest, as an LSTM's (output, (h_n, c_n))."""
+    tensors = []
+
+    def spec(o):
+        if isinstance(o, Tensor):
+            tensors.append(o)
+            return None
+        if isinstance(o, (tuple, list)):
+            return type(o), [spec(x) for x in o]
+        raise TypeError(f"labkit.jit: a traced function must return tensors, in tuples or "
+                        f"lists if several, got {type(o).__name__}. Return the tensors and "
+                        "build other Python objects outside.")
+    shape = spec(out)
+
+    def rebuild(results):
+        it = iter(results)
+
+        def build(sp):
+            if sp is None:
+                return next(it)
+            kind, parts = sp
+            items = [build(p) for p in parts]
+            return kind(*items) if hasattr(kind, "_fields") else kind(items)
+        return build(shape)
+    return [tracer.value_of(t) for t in tensors], rebuild
 
 
 def record(fn, inputs, params=None, strict=False, freeze=True, name="graph"):
@@ -82,8 +100,9 @@ def finish(graph, out, tracer):
     return rebuild
 
 
-class TracedFunction:
-    """The result of jit.trace: .graph (the IR), .code (as Python), call it, .save(path)."""
+class TracedFunction(ModuleView):
+    """The result of jit.trace: .graph (the IR), .code (as Python), call it, .save(path);
+    a traced module also shows the module's parts (traced.linear, traced.parameters())."""
 
     def __init__(self, graph, rebuild, name, module=None):
         self.graph = graph

@@ -44,6 +44,11 @@ def user_stacklevel():
     return level
 
 
+def _stamp(t):
+    """What tells an untraced in-place change: the tensor's version counter and its version."""
+    return t._vc, t._version
+
+
 class Tracer:
     """Builds `graph` from the ops it is told about. `strict` (compile) makes escapes errors."""
 
@@ -54,7 +59,7 @@ class Tracer:
         self.freeze = freeze_constants   # copy constants (trace) or keep a guarded reference
         self.param_names = params or {}  # id(tensor) -> name, for parameters known up front
         self.names = names or {}         # id(tensor) -> a name to print it with
-        self._t = {}      # id(tensor) -> [tensor, value, version]
+        self._t = {}      # id(tensor) -> [tensor, value, (version counter, version)]
         self._a = {}      # id(array) -> (array, value)
         self._n = {}      # (id(node), output index) -> (node, value)
         self._side = {}   # id(array) -> (array, graph node, path): kept by a forward for later
@@ -134,7 +139,7 @@ class Tracer:
 
     # --- finding the value of a tensor or array ----------------------------------------------
     def bind(self, t, v):
-        self._t[id(t)] = [t, v, t._version]
+        self._t[id(t)] = [t, v, _stamp(t)]
         self._a[id(t._data)] = (t._data, v)
 
     def value_of(self, t, check=True, by_reference=False):
@@ -145,7 +150,9 @@ class Tracer:
                 return hit[1]
         hit = self._t.get(id(t))
         if hit is not None:
-            if check and hit[2] != t._version:
+            if hit[2][0] is not t._vc:        # made a view after it was bound: it now shares
+                hit[2] = _stamp(t)            # its base's version counter, nothing changed
+            if check and hit[2][1] != t._version:
                 raise RuntimeError(
                     f"labkit.jit: a tensor of shape {tuple(t.shape)} was changed in place in a "
                     "way the tracer could not see (through ._data, a view, or numpy). The "
@@ -154,11 +161,11 @@ class Tracer:
             return hit[1]
         hit = self._a.get(id(t._data))
         if hit is not None:
-            self._t[id(t)] = [t, hit[1], t._version]
+            self._t[id(t)] = [t, hit[1], _stamp(t)]
             return hit[1]
         if id(t._data) in self._side:
             v = self._side_value(t._data)
-            self._t[id(t)] = [t, v, t._version]
+            self._t[id(t)] = [t, v, _stamp(t)]
             return v
         return self._capture(t, by_reference)
 

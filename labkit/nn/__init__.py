@@ -3,21 +3,50 @@
     model = nn.Sequential(nn.Linear(2, 100), nn.ReLU(), nn.Linear(100, 3))
     loss = nn.CrossEntropyLoss()(model(x), y)
 """
-from . import functional, init, utils  # noqa: F401
-from .activation import GELU, LeakyReLU, ReLU, Sigmoid, Softmax, Tanh
-from .batchnorm import BatchNorm1d
-from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
-from .dropout import Dropout
+from . import functional, init, modules, utils  # noqa: F401
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
+                         LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
+                         Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .embedding import Embedding
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
+                   MSELoss, NLLLoss, SmoothL1Loss)
 from .module import Module
+from .normalization import GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
+from .padding import (CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .parameter import Parameter
-from .pooling import MaxPool2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
+                      MaxPool2d)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
            "Dropout", "BatchNorm1d", "Embedding", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
            "Softmax", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss",
-           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils"]
+           "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils",
+           "CELU", "ELU", "GLU", "SELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
+           "LogSoftmax", "Mish", "ReLU6", "SiLU", "Softmin", "Softplus", "Softsign",
+           "Tanhshrink", "BatchNorm2d", "BatchNorm3d", "ParameterDict", "ParameterList",
+           "Conv1d", "ConvTranspose2d", "Dropout1d", "Dropout2d", "Dropout3d", "BCELoss",
+           "HuberLoss", "KLDivLoss", "SmoothL1Loss", "GroupNorm", "LayerNorm", "CircularPad2d",
+           "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+           "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "Upsample",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d", "PReLU", "Unflatten",
+           "InstanceNorm1d", "InstanceNorm2d", "MaxPool1d",
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .attention import MultiheadAttention  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
+            "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.nn")

@@ -1,4 +1,5 @@
-"""BatchNorm1d: normalise each feature over the batch, then scale and shift (learned)."""
+"""BatchNorm1d/2d/3d: normalise each channel over the batch (and positions), then scale and
+shift (learned)."""
 from ..engine.creation import empty, ones, tensor, zeros
 from ..engine.dtype import int64
 from . import functional as F
@@ -7,10 +8,11 @@ from .module import Module
 from .parameter import Parameter
 
 
-class BatchNorm1d(Module):
-    """For (N, C) or (N, C, L) inputs. Training normalises with the batch's mean and variance
-    and keeps running averages of them (buffers, saved in the state_dict); eval uses those.
-    momentum=None averages all batches seen equally."""
+class _BatchNorm(Module):
+    """Training normalises with the batch's mean and variance and keeps running averages of
+    them (buffers, saved in the state_dict); eval uses those. momentum=None averages all
+    batches seen equally."""
+    _dims, _shape = (), ""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
@@ -45,10 +47,12 @@ class BatchNorm1d(Module):
             init.zeros_(self.bias)
 
     def forward(self, input):
-        if input.ndim not in (2, 3) or input.shape[1] != self.num_features:
-            raise ValueError(f"BatchNorm1d({self.num_features}): expected input of shape "
-                             f"(N, {self.num_features}) or (N, {self.num_features}, L), got "
-                             f"{tuple(input.shape)}.")
+        if input.ndim not in self._dims or input.shape[1] != self.num_features:
+            error = ValueError if input.ndim not in self._dims else RuntimeError
+            raise error(f"{type(self).__name__}({self.num_features}): expected "
+                        f"{' or '.join(f'{d}D' for d in self._dims)} input of shape "
+                        f"{self._shape.format(self.num_features)}, got {tuple(input.shape)} "
+                        f"({input.ndim}D input).")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked.add_(1)
@@ -62,3 +66,17 @@ class BatchNorm1d(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """For (N, C) or (N, C, L) inputs: each of the C features over the batch (and L)."""
+    _dims, _shape = (2, 3), "(N, {0}) or (N, {0}, L)"
+
+
+class BatchNorm2d(_BatchNorm):
+    """For (N, C, H, W) images: each channel over the batch and all positions."""
+    _dims, _shape = (4,), "(N, {0}, H, W)"
+
+
+class BatchNorm3d(_BatchNorm):
+    _dims, _shape = (5,), "(N, {0}, D, H, W)"

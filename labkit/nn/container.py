@@ -1,11 +1,14 @@
-"""Containers: Sequential (a pipeline), ModuleList and ModuleDict (registered collections).
+"""Containers: Sequential (a pipeline), ModuleList and ModuleDict (registered collections),
+ParameterList and ParameterDict.
 
 A plain Python list or dict of layers is invisible to parameters(), to() and state_dict();
 these containers register each layer as a child, under its index or key.
 """
 from collections import OrderedDict
 
+from ..engine.tensor import Tensor
 from .module import Module, _indent
+from .parameter import Parameter
 
 
 class Sequential(Module):
@@ -150,3 +153,99 @@ def _index(idx, n, name):
     if not -n <= idx < n:
         raise IndexError(f"index {idx} is out of range for a {name} of {n} module(s).")
     return idx % n
+
+
+class ParameterList(Module):
+    """A list of Parameters, registered under "0", "1", ... (plain tensors are wrapped as
+    Parameters, as torch does), so parameters() and the state_dict see them."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        for v in values or ():
+            self.append(v)
+
+    def __getitem__(self, idx):
+        values = list(self._parameters.values())
+        if isinstance(idx, slice):
+            return ParameterList(values[idx])
+        return values[_index(idx, len(values), "ParameterList")]
+
+    def __setitem__(self, idx, param):
+        self.register_parameter(str(_index(idx, len(self), "ParameterList")), _as_param(param))
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_param(value))
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"({k}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
+                         for k, p in self._parameters.items())
+
+
+class ParameterDict(Module):
+    """A dict of Parameters, registered under their keys."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.register_parameter(key, _as_param(param))
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def get(self, key, default=None):
+        return self._parameters.get(key, default)
+
+    def update(self, parameters):
+        for key, p in (parameters.items() if hasattr(parameters, "items") else parameters):
+            self[key] = p
+
+    def pop(self, key):
+        p = self._parameters[key]
+        del self[key]
+        return p
+
+    def extra_repr(self):
+        return "\n".join(f"({k}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
+                         for k, p in self._parameters.items())
+
+
+def _as_param(value):
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value

@@ -10,7 +10,7 @@ class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0 <= p <= 1:
-            raise ValueError(f"Dropout: probability p must be between 0 and 1, got {p}.")
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
     def forward(self, input):
@@ -18,3 +18,23 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """Zero whole channels of (N, C, L) inputs: see Dropout2d."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels (feature maps) of (N, C, H, W) inputs with probability p: for
+    convolutional layers, whose neighbouring pixels are too correlated for Dropout to help."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,5 @@
-"""Flatten: (N, C, H, W) -> (N, C*H*W), the bridge from convolutional to linear layers."""
+"""Flatten: (N, C, H, W) -> (N, C*H*W), the bridge from convolutional to linear layers; and
+Unflatten, its inverse for one dim."""
 from .module import Module
 
 
@@ -12,3 +13,19 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dim into unflattened_size: Unflatten(1, (C, H, W)) turns (N, C*H*W) into images."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        dim = self.dim % input.ndim if input.ndim else 0
+        return input.reshape(tuple(input.shape[:dim]) + self.unflattened_size
+                             + tuple(input.shape[dim + 1:]))
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

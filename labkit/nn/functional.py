@@ -9,10 +9,21 @@ from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy
                                  softmax, tanh)
 from ..engine.grad_mode import no_grad
 from ..engine.ops.activation import gelu, leaky_relu  # noqa: F401
-from ..engine.ops.conv import conv2d  # noqa: F401
+from ..engine.ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: F401
 from ..engine.ops.embedding import embedding  # noqa: F401
+from ..engine.ops.counting import one_hot  # noqa: F401
 from ..engine.ops.fold import fold, unfold  # noqa: F401
-from ..engine.ops.pool import max_pool2d  # noqa: F401
+from ..engine.ops.nn_activation import (celu, elu, glu, hardsigmoid, hardswish,  # noqa: F401
+                                        hardtanh, logsigmoid, mish, relu6, selu, silu,
+                                        softmin, softplus, softsign, tanhshrink)
+from ..engine.ops.pool import max_pool1d, max_pool2d  # noqa: F401
+from ..engine.ops.resample import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
+                                   avg_pool1d, avg_pool2d, interpolate, pad)
+from .functional_dropout import dropout1d, dropout2d, dropout3d  # noqa: F401
+from .functional_loss import (binary_cross_entropy, huber_loss, kl_div,  # noqa: F401
+                              smooth_l1_loss)
+from .functional_norm import group_norm, instance_norm, layer_norm, normalize  # noqa: F401
+from .functional_norm import prelu  # noqa: F401
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -32,10 +43,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalise each channel (dim 1) to mean 0, variance 1, then scale by weight and shift by
     bias. Training uses the batch's statistics and updates the running ones in place
     (running = (1 - momentum) * running + momentum * batch); evaluation uses the running ones."""
-    if input.ndim not in (2, 3):
-        raise ValueError(f"batch_norm: expected a 2-D (N, C) or 3-D (N, C, L) input, got shape "
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected an (N, C, ...) input, got shape "
                          f"{tuple(input.shape)}.")
-    dims, shape = ((0,), (1, -1)) if input.ndim == 2 else ((0, 2), (1, -1, 1))
+    dims, shape = (0,) + tuple(range(2, input.ndim)), (1, -1) + (1,) * (input.ndim - 2)
     if training or running_mean is None:
         n = input.numel() // input.shape[1]
         if n <= 1:
@@ -58,7 +69,23 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return out
 
 
+upsample = interpolate   # torch's older name, still in tutorials
+
+
 __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_softmax", "linear",
            "conv2d", "max_pool2d", "unfold", "fold", "dropout", "batch_norm", "embedding",
            "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy_with_logits",
+           "conv1d", "conv_transpose2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "interpolate", "upsample", "pad", "dropout1d", "dropout2d",
+           "dropout3d", "layer_norm", "group_norm", "instance_norm", "normalize", "softplus",
+           "logsigmoid", "elu", "selu", "celu", "hardtanh", "relu6", "hardsigmoid",
+           "hardswish", "silu", "mish", "softsign", "tanhshrink", "softmin", "glu",
+           "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "kl_div", "max_pool1d",
+           "prelu"]
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.nn.functional")

@@ -5,33 +5,20 @@ module, `self.w = nn.Parameter(...)` a parameter, `self.register_buffer("mean", 
 that is state but not learned. Everything else (parameters(), state_dict(), to(), train(),
 zero_grad()) walks that tree. You write only __init__ and forward; autograd does backward.
 """
-import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ..engine.device import Device
 from ..engine.dtype import dtype as _dtype, float16, float32, float64
 from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
+from ..engine.unsupported import missing
+from . import hooks as _hooks
+from .hooks import (RemovableHandle, register_module_backward_hook,  # noqa: F401
+                    register_module_forward_hook, register_module_forward_pre_hook,
+                    register_module_full_backward_hook,
+                    register_module_full_backward_pre_hook)
 from .parameter import Parameter
-
-
-class RemovableHandle:
-    """What register_*_hook returns: handle.remove() unregisters the hook."""
-
-    def __init__(self, hooks, key):
-        self._hooks, self._key = hooks, key
-
-    def remove(self):
-        self._hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-_next_hook_id = itertools.count()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -54,8 +41,13 @@ class Module:
         set_(self, "_buffers", {})
         set_(self, "_non_persistent_buffers", set())
         set_(self, "_modules", {})
-        set_(self, "_forward_pre_hooks", {})
-        set_(self, "_forward_hooks", {})
+        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                     "_backward_hooks"):
+            set_(self, name, OrderedDict())
+        set_(self, "_forward_pre_hooks_with_kwargs", {})
+        set_(self, "_forward_hooks_with_kwargs", {})
+        set_(self, "_forward_hooks_always_called", {})
+        set_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -64,34 +56,120 @@ class Module:
             "the input and the registered layers.")
 
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _hooks._global_forward_pre_hooks
+                or _hooks._global_forward_hooks or _hooks._global_backward_hooks
+                or _hooks._global_backward_pre_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            new = hook(self, args)
-            if new is not None:
-                args = new if isinstance(new, tuple) else (new,)
+        """torch's order: forward pre-hooks (global first), the inputs' backward-hook identity,
+        forward, forward hooks, the outputs' backward-hook identity. If something raises,
+        the forward hooks registered with always_call=True still run (with output None)."""
+        called = set()
+        try:
+            return self._hooked_call(args, kwargs, called)
+        except Exception:
+            for key, hook in [*_hooks._global_forward_hooks.items(),
+                              *self._forward_hooks.items()]:
+                if key in called or not (key in self._forward_hooks_always_called or
+                                         key in _hooks._global_forward_hooks_always_called):
+                    continue
+                try:
+                    if key in self._forward_hooks_with_kwargs:
+                        hook(self, args, kwargs, None)
+                    else:
+                        hook(self, args, None)
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=2)
+            raise
+
+    def _hooked_call(self, args, kwargs, called):
+        for key, hook in [*_hooks._global_forward_pre_hooks.items(),
+                          *self._forward_pre_hooks.items()]:
+            if key in self._forward_pre_hooks_with_kwargs:
+                new = hook(self, args, kwargs)
+                if new is not None:
+                    if not (isinstance(new, tuple) and len(new) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {new}.")
+                    args, kwargs = new
+            else:
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
+        full, old = self._backward_hooks_by_kind()
+        pre = [*_hooks._global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        bw = _hooks.BackwardHook(self, full or old, pre) if full or old or pre else None
+        given = args
+        if bw is not None:
+            args = bw.setup_input_hook(args)
         out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            new = hook(self, args, out)
+        for key, hook in [*_hooks._global_forward_hooks.items(), *self._forward_hooks.items()]:
+            called.add(key)
+            if key in self._forward_hooks_with_kwargs or \
+                    key in _hooks._global_forward_hooks_with_kwargs:
+                new = hook(self, args, kwargs, out)
+            else:
+                new = hook(self, args, out)
             if new is not None:
                 out = new
+        if old:
+            _hooks.warn_old_style(given, args, out)
+        if bw is not None:
+            out = bw.setup_output_hook(out)
         return out
 
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward; it may return new args."""
-        key = next(_next_hook_id)
-        self._forward_pre_hooks[key] = hook
-        return RemovableHandle(self._forward_pre_hooks, key)
+    def _backward_hooks_by_kind(self):
+        hooks = [*_hooks._global_backward_hooks.values(), *self._backward_hooks.values()]
+        if not hooks:
+            return [], []
+        full = self._is_full_backward_hook
+        if full is None:
+            full = _hooks._global_is_full[0]
+        return (hooks, []) if full else ([], hooks)
 
-    def register_forward_hook(self, hook):
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward; it may return new args. With with_kwargs,
+        hook(module, args, kwargs) may return (new_args, new_kwargs)."""
+        return _hooks.add_hook(self._forward_pre_hooks, hook, prepend,
+                               (self._forward_pre_hooks_with_kwargs,) if with_kwargs else ())
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
+                              always_call=False):
         """hook(module, args, output) runs after forward (to look at activations, e.g. for a
-        histogram); it may return a replacement output."""
-        key = next(_next_hook_id)
-        self._forward_hooks[key] = hook
-        return RemovableHandle(self._forward_hooks, key)
+        histogram); it may return a replacement output. With with_kwargs,
+        hook(module, args, kwargs, output). With always_call, it runs even if forward raises."""
+        extra = ((self._forward_hooks_with_kwargs,) if with_kwargs else ()) + \
+            ((self._forward_hooks_always_called,) if always_call else ())
+        return _hooks.add_hook(self._forward_hooks, hook, prepend, extra)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients of the module's outputs are known;
+        it may return a replacement grad_output (a tuple, None for non-tensor outputs)."""
+        return _hooks.add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the gradients of the module's inputs
+        are known (one entry per positional input, None where no gradient); it may return a
+        replacement grad_input. Do not change its arguments in place."""
+        self._set_hook_kind(True)
+        return _hooks.add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated (as in torch): use register_full_backward_hook. labkit gives it the same
+        module-level gradients, and warns as torch does where torch's would miss some."""
+        self._set_hook_kind(False)
+        return _hooks.add_hook(self._backward_hooks, hook)
+
+    def _set_hook_kind(self, full):
+        if self._is_full_backward_hook is not None and self._is_full_backward_hook != full:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     # --- registration -------------------------------------------------------------------
     def _registry(self, kind):
@@ -183,7 +261,7 @@ class Module:
             registry = d.get(kind)
             if registry is not None and name in registry:
                 return registry[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        raise missing("torch.nn.Module", name, self)   # names a torch.nn.Module API labkit lacks
 
     def __delattr__(self, name):
         d = self.__dict__
@@ -263,6 +341,24 @@ class Module:
                                      f"(looking up '{target}').")
             m = m._modules[part]
         return m
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path such as "encoder.0.weight"."""
+        return self._get_member(target, "_parameters", "an nn.Parameter")
+
+    def get_buffer(self, target):
+        """The buffer at a dotted path such as "bn.running_mean"."""
+        return self._get_member(target, "_buffers", "a buffer")
+
+    def _get_member(self, target, kind, what):
+        module_path, _, name = target.rpartition(".")
+        m = self.get_submodule(module_path)
+        if not hasattr(m, name):
+            raise AttributeError(f"{m._get_name()} has no attribute `{name}` (looking up "
+                                 f"'{target}').")
+        if name not in m.__dict__[kind]:
+            raise AttributeError(f"`{name}` is not {what} (looking up '{target}').")
+        return m.__dict__[kind][name]
 
     # --- modes and gradients ------------------------------------------------------------
     def train(self, mode=True):

@@ -9,7 +9,7 @@ class Parameter(Tensor):
     the tensor it wraps. Ops on a Parameter give plain Tensors."""
 
     def __init__(self, data=None, requires_grad=True):
-        super().__init__(empty(0) if data is None else data, requires_grad)
+        super().__init__(empty(0) if data is None else data, requires_grad=requires_grad)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -184,3 +184,6 @@ def run_closure(closure):
         return None
     with enable_grad():
         return closure()
+
+
+Optimizer.step = _counted(Optimizer.step)   # the inherited step (Adam, ...) counts too

@@ -5,6 +5,7 @@ from ..function import Function
 from .common import float_data
 from .erf import _quiet, erf, erf_array
 from .select import where
+from . import rules
 
 _SQRT1_2 = 1 / math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -27,6 +28,12 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return where(x > 0, grad, grad * ctx.slope), None
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        return None if tangents[0] is None else rules.diagonal(cls, args, tangents[0])
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Gelu(Function):
@@ -56,6 +63,12 @@ class Gelu(Function):
             cdf = 0.5 * (1 + erf(x * _SQRT1_2))
             slope = cdf + x * (-0.5 * x * x).exp() * _INV_SQRT_2PI
         return grad * slope, None
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        return None if tangents[0] is None else rules.diagonal(cls, args, tangents[0])
+
+    vmap = classmethod(rules.elementwise)
 
 
 def leaky_relu(x, negative_slope=0.01):

@@ -5,6 +5,7 @@ from ..promotion import result_type
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
+from . import rules
 
 
 def _check_bool(name, *xs):
@@ -27,6 +28,12 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        return rules.fit(rules.total(*tangents), out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Sub(Function):
     node_name = "SubBackward0"
@@ -40,6 +47,13 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad, (-grad if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        ta, tb = tangents
+        return rules.fit(rules.total(ta, None if tb is None else -tb), out)
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Mul(Function):
@@ -58,6 +72,13 @@ class Mul(Function):
         b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (a, b), (ta, tb) = args, tangents
+        return rules.fit(rules.total(rules.times(ta, b), rules.times(tb, a)), out)
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Div(Function):
@@ -79,6 +100,14 @@ class Div(Function):
         gb = -grad * a / (b * b) if need[1] else None
         return ga, gb
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (a, b), (ta, tb) = args, tangents     # (ta - out * tb) / b
+        t = rules.total(ta, None if tb is None else -tb * out)
+        return None if t is None else rules.fit(t / b, out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Neg(Function):
     node_name = "NegBackward0"
@@ -91,6 +120,9 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.elementwise)
 
 
 class Pow(Function):
@@ -118,6 +150,13 @@ class Pow(Function):
         if p == 0:
             return grad * 0, None
         return grad * p * a ** (p - 1), None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (a, p), t = args, tangents[0]
+        return rules.times(t, 0 if p == 0 else p * a ** (p - 1))
+
+    vmap = classmethod(rules.elementwise)
 
 
 class PowTensor(Function):
@@ -159,6 +198,16 @@ class PowTensor(Function):
                 log_a = math.nan
             gb = grad * out * log_a
         return ga, gb
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (a, b), (ta, tb) = args, tangents
+        tb_part = None
+        if tb is not None:
+            tb_part = tb * out * (a.log() if isinstance(a, Tensor) else math.log(a))
+        return rules.fit(rules.total(rules.times(ta, b * a ** (b - 1)), tb_part), out)
+
+    vmap = classmethod(rules.elementwise)
 
 
 def _int_pow(xp, x, y):

@@ -1,11 +1,11 @@
 """Small helpers shared by the op files: reading operands and fixing result dtypes."""
 import numpy as np
 
+from ..defaults import defaults
 from ..promotion import cast, cast_all, result_np
 from ..tensor import Tensor
 
 _f64 = np.dtype("float64")
-_f32 = np.dtype("float32")
 
 
 def data(x):
@@ -14,10 +14,11 @@ def data(x):
 
 
 def float_data(x):
-    """The array of x as floating point: float ops on int/bool tensors give float32 (as torch)."""
+    """The array of x as floating point: float ops on int/bool tensors give the default dtype
+    (float32 unless set_default_dtype changed it), as torch."""
     d = x._data
     if d.dtype.kind != "f":
-        d = d.astype(_f32)
+        d = d.astype(defaults.float)
     return d
 
 
@@ -47,7 +48,7 @@ def float_operands(a, b):
         return x, b._data
     dt = result_np(a, b)
     if dt.kind != "f":
-        dt = _f32
+        dt = defaults.float
     return cast(a, dt), cast(b, dt)
 
 
@@ -57,5 +58,5 @@ def as_tensor_like(x, ref):
         return x
     arr = ref.device.xp.asarray(x)
     if arr.dtype == _f64 and not isinstance(x, np.ndarray):
-        arr = arr.astype(ref._data.dtype if ref._data.dtype.kind == "f" else _f32)
+        arr = arr.astype(ref._data.dtype if ref._data.dtype.kind == "f" else defaults.float)
     return Tensor._make(arr, ref.device)

@@ -2,6 +2,7 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import data, operands
+from . import rules
 
 
 def _compare(name, ufunc_name):
@@ -12,6 +13,8 @@ def _compare(name, ufunc_name):
         def forward(ctx, a, b):
             x, y = operands(a, b)
             return getattr(a.device.xp if isinstance(a, Tensor) else b.device.xp, ufunc_name)(x, y)
+
+        vmap = classmethod(rules.elementwise)
     Compare.__name__ = Compare.__qualname__ = name.capitalize()
     return Compare
 

@@ -3,6 +3,7 @@ from .. import dtype as _dt
 from ..device import Device, cuda_available, is_pinned_array, pin_array, to_device_array
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 
 class ToCopy(Function):
@@ -24,6 +25,9 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device), None, None, None
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.elementwise)
 
 
 def _parse_to(args, kwargs):

@@ -6,9 +6,11 @@ Forward keeps the softmax probabilities p it computes anyway, so backward is one
 gradient is itself an op with a backward, so second derivatives work.
 """
 from ..function import Function
+from ..tensor import Tensor
 from .common import float_data
-from .index import IndexPut
+from .index import Index, IndexPut
 from .nll_loss import _check, pick
+from . import rules
 
 
 def _row_max(xp, d):
@@ -48,6 +50,25 @@ class CrossEntropy(Function):
         (x,) = ctx.saved_tensors
         return _CrossEntropyGrad.apply(grad, x, ctx.probs, ctx.where, ctx.reduction), None, None
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, target, reduction), t = args, tangents[0]
+        if t is None:
+            return None
+        rows = x.device.xp.arange(x.shape[0])          # sum_c (p - onehot) * t, per row
+        per_row = (x.softmax(1) * t).sum(1) - Index.apply(t, (rows, target._data))
+        return per_row if reduction == "none" else getattr(per_row, reduction)()
+
+    @staticmethod
+    def vmap(args, batched):
+        x, target, reduction = args
+        n = rules.batch_size(args, batched)
+        x = x if batched[0] else rules.expand_batch(x, n)
+        target = target if batched[1] else rules.expand_batch(target, n)
+        losses = CrossEntropy.apply(x.reshape(-1, x.shape[-1]), target.reshape(-1), "none")
+        losses = losses.reshape(n, -1)
+        return losses if reduction == "none" else getattr(losses, reduction)(1)
+
 
 class _CrossEntropyGrad(Function):
     """dL/dx = g * (p - onehot) (divided by N for the mean), p = softmax(x)."""
@@ -81,6 +102,34 @@ class _CrossEntropyGrad(Function):
         if need[1]:                      # softmax's Jacobian applied to gg, times g
             gx = row_g * p * (gg - (gg * p).sum(1, keepdim=True))
         return gg_g, gx, None, None, None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (g, x, probs, where, reduction), (tg, tx) = args, tangents[:2]
+        part_x = None
+        if tx is not None:                 # g times softmax's Jacobian applied to tx
+            p = x.softmax(1)
+            row_g = (g.unsqueeze(1) if reduction == "none"
+                     else g / x.shape[0] if reduction == "mean" else g)
+            part_x = row_g * p * (tx - (tx * p).sum(1, keepdim=True))
+        part_g = None if tg is None else _CrossEntropyGrad.apply(tg, x, probs, where, reduction)
+        return rules.total(part_g, part_x)
+
+    @staticmethod
+    def vmap(args, batched):
+        (g, x, probs, where, reduction), (gb, xb) = args, batched[:2]
+        n = rules.batch_size(args, batched)
+        x = x if xb else rules.expand_batch(x, n)
+        p = x.softmax(-1)                                  # (B, N, C): probs again, per example
+        target = where[1] if isinstance(where[1], Tensor) else Tensor._make(where[1], x.device)
+        classes = Tensor._make(x.device.xp.arange(x.shape[-1]), x.device)
+        onehot = (target.unsqueeze(-1) == classes).to(p.dtype)
+        if reduction == "none":
+            g = g.unsqueeze(-1)
+        else:
+            g = (g / x.shape[1] if reduction == "mean" else g)
+            g = g.reshape(-1, 1, 1) if gb else g
+        return g * (p - onehot)
 
 
 def cross_entropy(input, target, reduction="mean"):

@@ -7,6 +7,7 @@ import math
 from ..function import Function, unary_op
 from ..tensor import Tensor
 from .common import float_data
+from . import rules
 
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
       3.20937758913846947e03, 1.85777706184603153e-1)
@@ -65,6 +66,12 @@ class Erf(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * ((x * x).neg().exp() * _TWO_OVER_SQRT_PI)
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        return None if tangents[0] is None else rules.diagonal(cls, args, tangents[0])
+
+    vmap = classmethod(rules.elementwise)
 
 
 def _quiet(xp):

@@ -8,6 +8,7 @@ slice of the whole batch: a few array ops, on numpy or cupy alike.
 """
 from ..function import Function
 from ..tensor import Tensor
+from . import rules
 
 
 def pair(v, name, what):
@@ -91,6 +92,14 @@ class Unfold(Function):
     def backward(ctx, grad):
         return (Fold.apply(grad, ctx.size, *ctx.geometry),) + (None,) * 4
 
+    jvp = classmethod(rules.same_op)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        if rules.any_batched(batched[1:]):
+            return NotImplemented
+        return rules.fold_batch(cls, args)
+
 
 class Fold(Function):
     node_name = "Col2ImBackward0"
@@ -112,6 +121,14 @@ class Fold(Function):
     @staticmethod
     def backward(ctx, grad):
         return (Unfold.apply(grad, *ctx.geometry),) + (None,) * 5
+
+    jvp = classmethod(rules.same_op)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        if rules.any_batched(batched[1:]):
+            return NotImplemented
+        return rules.fold_batch(cls, args)
 
 
 def _unbatched(name, x, ndim):

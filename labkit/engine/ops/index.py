@@ -4,6 +4,7 @@ import numpy as np
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
+from . import rules
 
 
 def _index_arrays(idx, x):
@@ -80,6 +81,15 @@ class Index(Function):
         """The parent once its part x[idx] (a view) holds `new`."""
         return IndexPut.apply(parent, idx, new)
 
+    jvp = classmethod(rules.same_op)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        (x, idx), items = args, rules.index_items(args[1])
+        if batched[0] is not True or rules.any_batched(batched[1]) or not rules.plain_index(items):
+            return NotImplemented
+        return cls.apply(x, (slice(None),) + items)
+
 
 class Slice(Index):
     node_name = "SliceBackward0"
@@ -94,6 +104,9 @@ class Select(Index):
     def forward(ctx, x, idx):
         items = idx if isinstance(idx, tuple) else (idx,)
         return Index.forward(ctx, x, items if Ellipsis in items else items + (Ellipsis,))
+
+    jvp = classmethod(rules.same_op)
+    vmap = Index.vmap
 
 
 class IndexAdd(Function):
@@ -116,6 +129,15 @@ class IndexAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         return Index.apply(grad, ctx.idx), None, None
+
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        (grad, idx, shape), items = args, rules.index_items(args[1])
+        if batched[0] is not True or rules.any_batched(batched[1]) or not rules.plain_index(items):
+            return NotImplemented
+        return IndexAdd.apply(grad, (slice(None),) + items, (grad.shape[0],) + tuple(shape))
 
 
 class IndexPut(Function):

@@ -1,6 +1,7 @@
 """Joining and splitting: cat, stack, split, chunk."""
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 
 def _check_same(name, tensors):
@@ -29,6 +30,19 @@ class Cat(Function):
     def backward(ctx, grad):
         return (None,) + tuple(grad.split(ctx.sizes, ctx.dim))
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        if all(t is None for t in tangents[1:]):
+            return None
+        return Cat.apply(args[0], *(rules.zeros_like(a) if t is None else t
+                                     for a, t in zip(args[1:], tangents[1:])))
+
+    @staticmethod
+    def vmap(args, batched):
+        n = rules.batch_size(args, batched)
+        return Cat.apply(args[0] + 1, *(a if b else rules.expand_batch(a, n)
+                                          for a, b in zip(args[1:], batched[1:])))
+
 
 class Stack(Function):
     node_name = "StackBackward0"
@@ -47,6 +61,19 @@ class Stack(Function):
         n = grad.shape[ctx.dim]
         return (None,) + tuple(g.squeeze(ctx.dim) for g in grad.split(1, ctx.dim)[:n])
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        if all(t is None for t in tangents[1:]):
+            return None
+        return Stack.apply(args[0], *(rules.zeros_like(a) if t is None else t
+                                     for a, t in zip(args[1:], tangents[1:])))
+
+    @staticmethod
+    def vmap(args, batched):
+        n = rules.batch_size(args, batched)
+        return Stack.apply(args[0] + 1, *(a if b else rules.expand_batch(a, n)
+                                          for a, b in zip(args[1:], batched[1:])))
+
 
 class Split(Function):
     node_name = "SplitBackward0"
@@ -63,6 +90,13 @@ class Split(Function):
     @staticmethod
     def backward(ctx, *grads):
         return Cat.apply(ctx.dim, *grads), None, None
+
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        x, sizes, dim = args
+        return Split.apply(x, sizes, dim + 1)
 
 
 def cat(tensors, dim=0):

@@ -2,6 +2,7 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
+from . import rules
 
 
 def _check(name, a, b):
@@ -53,6 +54,17 @@ class MatMul(Function):
             ga = grad @ b.mT if need[0] else None
             gb = a.mT @ grad if need[1] else None
         return ga, gb
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (a, b), (ta, tb) = args, tangents
+        return rules.total(None if ta is None else matmul(ta, b),
+                           None if tb is None else matmul(a, tb))
+
+    @staticmethod
+    def vmap(args, batched):
+        (a, b), (ab, bb) = args, batched
+        return rules.matmul(a, ab, b, bb)
 
 
 class Mm(MatMul):

@@ -5,6 +5,7 @@ its backward is still written with tensor ops, so it can be differentiated again
 """
 from ..function import Function
 from ..tensor import Tensor
+from . import rules
 
 
 def _check(x, w, b):
@@ -53,6 +54,20 @@ class Linear(Function):
         gw = grad.t().mm(x) if need[1] else None
         gb = _ones(grad).matmul(grad) if need[2] else None    # column sums, as one product
         return gx, gw, gb
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, w, b), (tx, tw, tb) = args, tangents
+        return rules.total(None if tx is None else linear(tx, w),
+                           None if tw is None else linear(x, tw), rules.fit(tb, out))
+
+    @staticmethod
+    def vmap(args, batched):
+        (x, w, b), (xb, wb, bb) = args, batched
+        if not (wb or bb):                     # a batch of inputs through one layer
+            return Linear.apply(x, w, b)
+        out = rules.matmul(x, xb, w.transpose(-1, -2), wb)   # a batch of layers (ensembles)
+        return out if b is None else out + (rules.lift(b, out.ndim - 1) if bb else b)
 
 
 def _ones(grad):

@@ -1,7 +1,9 @@
 """nll_loss: minus the log-probability of the right class, as one op (after log_softmax it is
 cross-entropy). Backward puts -grad (divided by N for the mean) at each row's target class."""
 from ..function import Function
+from ..tensor import Tensor
 from .index import Index
+from . import rules
 
 
 def _check(name, scores, target):
@@ -51,6 +53,25 @@ class NllLoss(Function):
     def backward(ctx, grad):
         return _PlaceAt.apply(grad, ctx.where, ctx.shape, ctx.scale), None, None
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (logp, target, reduction), t = args, tangents[0]
+        if t is None:
+            return None
+        rows = logp.device.xp.arange(logp.shape[0])
+        per_row = -Index.apply(t, (rows, target._data))
+        return per_row if reduction == "none" else getattr(per_row, reduction)()
+
+    @staticmethod
+    def vmap(args, batched):
+        logp, target, reduction = args
+        n = rules.batch_size(args, batched)
+        logp = logp if batched[0] else rules.expand_batch(logp, n)
+        target = target if batched[1] else rules.expand_batch(target, n)
+        losses = NllLoss.apply(logp.reshape(-1, logp.shape[-1]), target.reshape(-1), "none")
+        losses = losses.reshape(n, -1)
+        return losses if reduction == "none" else getattr(losses, reduction)(1)
+
 
 class _PlaceAt(Function):
     """zeros(shape) with scale * g at `where` (g a number or one per row)."""
@@ -67,6 +88,21 @@ class _PlaceAt(Function):
     def backward(ctx, grad):
         picked = Index.apply(grad, ctx.where) * ctx.scale
         return (picked.sum() if ctx.scalar else picked), None, None, None
+
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        (g, where, shape, scale), gb = args, batched[0]
+        device = g.device
+        target = where[1] if isinstance(where[1], Tensor) else Tensor._make(where[1], device)
+        classes = Tensor._make(device.xp.arange(shape[-1]), device)
+        onehot = (target.unsqueeze(-1) == classes).to(g.dtype)      # (B?, N, C)
+        if gb:
+            g = g.reshape(-1, 1, 1) if g.ndim == 1 else g.unsqueeze(-1)
+        else:
+            g = g.unsqueeze(-1) if g.ndim == 1 else g
+        return onehot * g * scale
 
 
 def nll_loss(input, target, reduction="mean"):

@@ -3,34 +3,50 @@ position that won; the winners (which kernel offset, per output) are kept from f
 
 Scatter (the backward) and gather (its backward) are both linear in the gradient, so each is
 the other's backward and pooling can be differentiated to any order.
+
+ceil_mode keeps a last, partial window: the input is padded further on the right and bottom
+(with -inf, so the padding never wins) until that window fits.
 """
 from ..function import Function
 from ..tensor import Tensor
-from .fold import check_geometry, pair, windows
+from . import rules
+from .fold import pair
+from .resample import pool_out_size
 
 
-def _padded(xp, d, padding, fill):
-    ph, pw = padding
-    if not (ph or pw):
+def _geometry(shape, kernel, stride, padding, dilation, ceil_mode):
+    """(oh, ow, ((top, bottom), (left, right)) padding, [(i, j, rows, columns), ...])."""
+    outs = [pool_out_size(n, k, s, p, d, ceil_mode)
+            for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+    if min(outs) <= 0:
+        raise RuntimeError(
+            f"max_pool2d: given input size {tuple(shape[1:])}, the calculated output size "
+            f"{tuple(shape[1:2]) + tuple(outs)} is too small: the kernel {kernel} (dilation "
+            f"{dilation}) does not fit. Use a smaller kernel or more padding, or remove a "
+            "pooling layer that shrank the image too far.")
+    pads = tuple((p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
+                 for n, o, k, s, p, d in zip(shape[-2:], outs, kernel, stride, padding, dilation))
+    (oh, ow), (kh, kw), (sh, sw), (dh, dw) = outs, kernel, stride, dilation
+    spans = [(i, j, slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+              slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)) for i in range(kh) for j in range(kw)]
+    return oh, ow, pads, spans
+
+
+def _padded(xp, d, pads, fill):
+    if not any(a or b for a, b in pads):
         return d
-    return xp.pad(d, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    return xp.pad(d, ((0, 0), (0, 0)) + pads, constant_values=fill)
 
 
 class MaxPool2d(Function):
     node_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
-    def forward(ctx, x, kernel, stride, padding, dilation):
-        if x._data.ndim != 4:
-            raise RuntimeError(f"max_pool2d: expected a 4-D input (N, C, H, W), got shape "
-                               f"{tuple(x.shape)}.")
-        if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
-            raise RuntimeError(f"max_pool2d: padding {padding} must be at most half the kernel "
-                               f"size {kernel}; otherwise a window could hold only padding.")
-        check_geometry("max_pool2d", x._data.shape, kernel, stride, padding, dilation)
+    def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):
+        geometry = kernel, stride, padding, dilation, ceil_mode
+        _, ow, pads, spans = _geometry(x._data.shape, *geometry)
         xp = x.device.xp
-        d = _padded(xp, x._data, padding, -xp.inf)
-        _, _, spans = windows(x._data.shape, kernel, stride, padding, dilation)
+        d = _padded(xp, x._data, pads, -xp.inf)
         best = idx = None
         for k, (_, _, rows, columns) in enumerate(spans):
             v = d[:, :, rows, columns]
@@ -40,13 +56,25 @@ class MaxPool2d(Function):
             wins = (v > best) | xp.isnan(v)           # the first maximum wins; nan propagates
             best = xp.where(wins, v, best)
             idx = xp.where(wins, k, idx)
-        ctx.idx, ctx.shape = idx, x._data.shape
-        ctx.geometry = kernel, stride, padding, dilation
-        return best
+        ctx.idx, ctx.shape, ctx.geometry = idx, x._data.shape, geometry
+        return best, _flat_indices(xp, idx, x._data.shape[-1], ow, geometry)
 
     @staticmethod
-    def backward(ctx, grad):
-        return (_Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry),) + (None,) * 4
+    def backward(ctx, grad, _):
+        return (_Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry),) + (None,) * 5
+
+    @classmethod
+    def vmap(cls, args, batched):
+        return rules.fold_batch(cls, args)
+
+
+def _flat_indices(xp, idx, w, ow, geometry):
+    """torch's indices: the winner's position in its (H, W) input plane, as h * W + w."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), _ = geometry
+    oh = idx.shape[-2]
+    rows = xp.arange(oh)[:, None] * sh - ph + (idx // kw) * dh
+    columns = xp.arange(ow)[None, :] * sw - pw + (idx % kw) * dw
+    return rows * w + columns
 
 
 class _Scatter(Function):
@@ -56,15 +84,14 @@ class _Scatter(Function):
     @staticmethod
     def forward(ctx, g, idx, shape, geometry):
         xp = g.device.xp
-        kernel, stride, padding, dilation = geometry
         n, c, h, w = shape
-        out = xp.zeros((n, c, h + 2 * padding[0], w + 2 * padding[1]), g._data.dtype)
-        _, _, spans = windows(shape, kernel, stride, padding, dilation)
+        _, _, ((top, bottom), (left, right)), spans = _geometry(shape, *geometry)
+        out = xp.zeros((n, c, h + top + bottom, w + left + right), g._data.dtype)
         zero = xp.zeros((), g._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
             out[:, :, rows, columns] += xp.where(idx == k, g._data, zero)
         ctx.idx, ctx.shape, ctx.geometry = idx, shape, geometry
-        return out[:, :, padding[0]:padding[0] + h, padding[1]:padding[1] + w]
+        return out[:, :, top:top + h, left:left + w]
 
     @staticmethod
     def backward(ctx, grad):
@@ -78,9 +105,8 @@ class _Gather(Function):
     @staticmethod
     def forward(ctx, x, idx, shape, geometry):
         xp = x.device.xp
-        kernel, stride, padding, dilation = geometry
-        d = _padded(xp, x._data, padding, 0)
-        _, _, spans = windows(shape, kernel, stride, padding, dilation)
+        _, _, pads, spans = _geometry(shape, *geometry)
+        d = _padded(xp, x._data, pads, 0)
         out = xp.zeros(idx.shape, x._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
             out = xp.where(idx == k, d[:, :, rows, columns], out)
@@ -92,14 +118,46 @@ class _Gather(Function):
         return _Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry), None, None, None
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1):
-    """The maximum over each kernel_size window; stride defaults to kernel_size."""
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum over each kernel_size window; stride defaults to kernel_size. ceil_mode
+    keeps a last, partial window; return_indices also gives each winner's flat position in
+    its input plane (what max_unpool2d needs)."""
+    name = "max_pool2d"
     if not isinstance(input, Tensor):
-        raise TypeError(f"max_pool2d: expected a tensor, got {type(input).__name__}.")
-    kernel = pair(kernel_size, "max_pool2d", "kernel_size")
-    stride = kernel if stride is None else pair(stride, "max_pool2d", "stride")
+        raise TypeError(f"{name}: expected a tensor, got {type(input).__name__}.")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{name}: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got "
+                           f"shape {tuple(input.shape)}.")
+    if 0 in input.shape[-3:]:
+        raise RuntimeError(f"{name}: expected an input with non-zero sizes except the batch "
+                           f"dim, got shape {tuple(input.shape)}.")
+    kernel = pair(kernel_size, name, "kernel_size")
+    stride = kernel if stride is None or stride == [] else pair(stride, name, "stride")
+    padding, dilation = pair(padding, name, "padding"), pair(dilation, name, "dilation")
+    if min(kernel) <= 0 or min(stride) <= 0 or min(dilation) <= 0:
+        raise RuntimeError(f"{name}: kernel size, stride and dilation should be greater than "
+                           f"zero, got kernel_size={kernel}, stride={stride}, "
+                           f"dilation={dilation}.")
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2 or min(padding) < 0:
+        raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, but "
+                           f"got padding={padding} and kernel_size={kernel}; otherwise a window "
+                           "could hold only padding.")
     single = input.ndim == 3
     x = input.unsqueeze(0) if single else input
-    out = MaxPool2d.apply(x, kernel, stride, pair(padding, "max_pool2d", "padding"),
-                          pair(dilation, "max_pool2d", "dilation"))
-    return out.squeeze(0) if single else out
+    out, idx = MaxPool2d.apply(x, kernel, stride, padding, dilation, bool(ceil_mode))
+    if single:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d over (N, C, L) sequences (a height-1 image); indices are positions in L."""
+    one = (lambda v: v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v)
+    stride = kernel_size if stride is None or stride == [] else stride
+    out = max_pool2d(input.unsqueeze(-2), (1, one(kernel_size)), (1, one(stride)),
+                     (0, one(padding)), (1, one(dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)

@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 
@@ -50,6 +51,9 @@ class Sum(Function):
     def backward(ctx, grad):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class SumAll(Sum):
     node_name = "SumBackward0"
@@ -73,6 +77,9 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.dims_after_batch)
 
 
 class MeanAll(Mean):
@@ -105,6 +112,18 @@ class Amax(Function):
         hit = hit.to(x.dtype)
         share = hit / hit.sum(ctx.dims, keepdim=True)
         return grad.reshape(ctx.ykeep.shape) * share, None, None
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        kept = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
+        y = out if keepdim else out.reshape(kept)
+        hit = (x == y).to(x.dtype)                 # ties share, as in backward
+        return (t * hit).sum(dims, keepdim=keepdim) / hit.sum(dims, keepdim=keepdim)
+
+    vmap = classmethod(rules.dims_after_batch)
 
 
 class Amin(Amax):
@@ -202,6 +221,24 @@ class Var(Function):
         g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
         return g * centered * (2.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
 
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (x, dims, correction, keepdim), t = args, tangents[0]
+        if t is None:
+            return None
+        n = 1
+        for d in dims:
+            n *= x.shape[d]
+        centered = x - x.mean(dims, keepdim=True)        # 2 / (n - c) * sum((x - mean) * t)
+        t_var = (centered * t).sum(dims, keepdim=keepdim) * (2.0 / builtins.max(n - correction, 0))
+        if cls is Var:
+            return t_var
+        from .select import where
+        zero = out == 0
+        return where(zero, 0.0, t_var / where(zero, 1.0, 2 * out))
+
+    vmap = classmethod(rules.dims_after_batch)
+
 
 class Std(Function):
     node_name = "StdBackward0"
@@ -227,6 +264,9 @@ class Std(Function):
         g = _expand_back(where(zero, 0.0, grad / where(zero, 1.0, y)), x.shape, ctx.dims,
                          ctx.keepdim)
         return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+
+    jvp = classmethod(Var.jvp.__func__)   # the variance's tangent, then d sqrt
+    vmap = classmethod(rules.dims_after_batch)
 
 
 @tensor_method("sum")
@@ -291,11 +331,15 @@ def _correction(unbiased, correction):
 
 @tensor_method("var")
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.var(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     return Var.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 
 @tensor_method("std")
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):            # x.std(False): the old positional `unbiased`
+        dim, unbiased = None, dim
     return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
 
 

@@ -3,6 +3,7 @@ from ..function import Function
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all
 from .common import operands
+from . import rules
 
 
 class Where(Function):
@@ -27,6 +28,15 @@ class Where(Function):
         gb = where(cond, zero, grad) if need[2] else None
         return None, ga, gb
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (cond, a, b), (_, ta, tb) = args, tangents
+        if ta is None and tb is None:
+            return None
+        return rules.fit(where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb), out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Maximum(Function):
     """Elementwise max; where both are equal the gradient is split in half (as in torch)."""
@@ -46,6 +56,15 @@ class Maximum(Function):
         share = wins * 1.0 + (a == b) * 0.5
         need = ctx.needs_input_grad
         return (grad * share if need[0] else None), (grad * (1 - share) if need[1] else None)
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        (a, b), (ta, tb) = args, tangents        # the winner's tangent; the mean at a tie
+        wins = (a > b) if cls.pick == "maximum" else (a < b)
+        share = wins * 1.0 + (a == b) * 0.5
+        return rules.fit(rules.total(rules.times(ta, share), rules.times(tb, 1 - share)), out)
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Minimum(Maximum):

@@ -9,6 +9,7 @@ import weakref
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from . import rules
 
 
 def _as_view(out, base, op=None, args=()):
@@ -58,6 +59,13 @@ class Reshape(Function):
     def put_back(parent, new, *args):
         return Reshape.apply(new, parent._data.shape)
 
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        x, shape = args
+        return Reshape.apply(x, (x.shape[0],) + tuple(shape))
+
 
 class Transpose(Function):
     node_name = "TransposeBackward0"
@@ -74,6 +82,13 @@ class Transpose(Function):
     @staticmethod
     def put_back(parent, new, d0, d1):
         return Transpose.apply(new, d0, d1)
+
+    jvp = classmethod(rules.same_op)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, d0, d1 = args
+        return cls.apply(x, d0 + 1, d1 + 1)
 
 
 class T(Transpose):
@@ -98,6 +113,14 @@ class Permute(Function):
     @staticmethod
     def put_back(parent, new, dims):
         return Permute.apply(new, tuple(_inverse(dims)))
+
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        x, dims = args
+        n = x.ndim - 1
+        return Permute.apply(x, (0,) + tuple(d % n + 1 for d in dims))
 
 
 def _inverse(dims):
@@ -124,6 +147,13 @@ class Expand(Function):
     def backward(ctx, grad):
         return grad, None  # the engine's sum_to reduces it to the input's shape
 
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        x, shape = args
+        return Expand.apply(rules.lift(x, len(shape)), (x.shape[0],) + tuple(shape))
+
 
 class Squeeze(Function):
     node_name = "SqueezeBackward0"
@@ -138,6 +168,13 @@ class Squeeze(Function):
         return grad.reshape(ctx.shape), None
 
     put_back = Reshape.put_back
+
+    jvp = classmethod(rules.same_op)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, dims = args
+        return cls.apply(x, tuple(d + 1 for d in dims))
 
 
 class SqueezeDim(Squeeze):
@@ -162,6 +199,13 @@ class Unsqueeze(Function):
 
     put_back = Reshape.put_back
 
+    jvp = classmethod(rules.same_op)
+
+    @staticmethod
+    def vmap(args, batched):
+        x, dim = args
+        return Unsqueeze.apply(x, dim + 1)
+
 
 class Clone(Function):
     node_name = "CloneBackward0"
@@ -173,6 +217,9 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+    jvp = classmethod(rules.same_op)
+    vmap = classmethod(rules.elementwise)
 
 
 def _view(cls, x, *args):

@@ -2,6 +2,7 @@
 from ..function import Function
 from ..tensor import tensor_method
 from .common import float_data
+from . import rules
 
 
 class Softmax(Function):
@@ -22,6 +23,18 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         return y * (grad - (grad * y).sum(ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, dim), t = args, tangents[0]
+        if t is None or dim is None:
+            return None if t is None else t * 0
+        return out * (t - (out * t).sum(dim, keepdim=True))
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, dim = args
+        return cls.apply(x.unsqueeze(1), 1).squeeze(1) if dim is None else cls.apply(x, dim + 1)
+
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
@@ -40,6 +53,18 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
         return grad - y.exp() * grad.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, dim), t = args, tangents[0]
+        if t is None or dim is None:
+            return None if t is None else t * 0
+        return t - (out.exp() * t).sum(dim, keepdim=True)
+
+    @classmethod
+    def vmap(cls, args, batched):
+        x, dim = args
+        return cls.apply(x.unsqueeze(1), 1).squeeze(1) if dim is None else cls.apply(x, dim + 1)
 
 
 def _dim(x, dim, name):

@@ -5,6 +5,7 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from .common import float_data
+from . import rules
 
 
 class Exp(Function):
@@ -22,6 +23,13 @@ class Exp(Function):
         (y,) = ctx.saved_tensors
         return grad * y
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * out
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Log(Function):
     node_name = "LogBackward0"
@@ -35,6 +43,13 @@ class Log(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad / x
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t / args[0]
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Sqrt(Function):
@@ -52,6 +67,13 @@ class Sqrt(Function):
         (y,) = ctx.saved_tensors
         return grad / (2 * y)
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t / (2 * out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Sin(Function):
     node_name = "SinBackward0"
@@ -66,6 +88,13 @@ class Sin(Function):
         (x,) = ctx.saved_tensors
         return grad * x.cos()
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * args[0].cos()
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Cos(Function):
     node_name = "CosBackward0"
@@ -79,6 +108,13 @@ class Cos(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return -grad * x.sin()
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else -t * args[0].sin()
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Tanh(Function):
@@ -96,6 +132,13 @@ class Tanh(Function):
         (y,) = ctx.saved_tensors
         return tanh_backward(grad, y)
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else tanh_backward(t, out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class TanhGrad(Function):
     """grad * (1 - y**2) as one op (torch's tanh_backward); differentiable for higher orders."""
@@ -112,6 +155,13 @@ class TanhGrad(Function):
         grad, y = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (tanh_backward(gg, y) if need[0] else None), (-2 * gg * grad * y if need[1] else None)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (g, y), (tg, ty) = args, tangents     # g * (1 - y^2)
+        return rules.total(None if tg is None else tanh_backward(tg, y), rules.times(ty, -2 * g * y))
+
+    vmap = classmethod(rules.elementwise)
 
 
 tanh_backward = binary_op(TanhGrad)
@@ -135,6 +185,13 @@ class Sigmoid(Function):
         (y,) = ctx.saved_tensors
         return sigmoid_backward(grad, y)
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else sigmoid_backward(t, out)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class SigmoidGrad(Function):
     """grad * y * (1 - y) as one op (torch's sigmoid_backward); differentiable again."""
@@ -152,6 +209,13 @@ class SigmoidGrad(Function):
         need = ctx.needs_input_grad
         return ((sigmoid_backward(gg, y) if need[0] else None),
                 (gg * grad * (1 - 2 * y) if need[1] else None))
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (g, y), (tg, ty) = args, tangents     # g * y * (1 - y)
+        return rules.total(None if tg is None else sigmoid_backward(tg, y),
+                           rules.times(ty, g * (1 - 2 * y)))
+    vmap = classmethod(rules.elementwise)
 
 
 sigmoid_backward = binary_op(SigmoidGrad)
@@ -172,6 +236,13 @@ class Relu(Function):
         (y,) = ctx.saved_tensors
         return grad * (y > 0)
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * (out > 0)
+
+    vmap = classmethod(rules.elementwise)
+
 
 class Abs(Function):
     node_name = "AbsBackward0"
@@ -185,6 +256,13 @@ class Abs(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return grad * x.sign()
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * args[0].sign()
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Clamp(Function):
@@ -207,6 +285,18 @@ class Clamp(Function):
             mask = (x <= ctx.hi) if mask is None else mask & (x <= ctx.hi)
         return grad * mask, None, None
 
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, lo, hi), t = args, tangents[0]
+        if t is None:
+            return None
+        mask = None if lo is None else x >= lo
+        if hi is not None:
+            mask = (x <= hi) if mask is None else mask & (x <= hi)
+        return t * mask
+
+    vmap = classmethod(rules.elementwise)
+
 
 class ClampMin(Clamp):
     node_name = "ClampBackward1"  # torch names x.clamp(min=...) and x.clamp(max=...) so too
@@ -227,6 +317,13 @@ class Sign(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * 0
+
+    vmap = classmethod(rules.elementwise)
 
 
 Tensor.exp = exp = unary_op(Exp)

@@ -1,4 +1,9 @@
 """labkit.nn.utils: helpers around training (torch.nn.utils)."""
+from . import rnn  # noqa: F401
 from .clip_grad import clip_grad_norm_
 
-__all__ = ["clip_grad_norm_"]
+__all__ = ["clip_grad_norm_", "rnn"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ...engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.nn.utils")

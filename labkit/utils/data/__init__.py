@@ -10,3 +10,7 @@ __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDa
            "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
            "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate",
            "default_convert", "get_worker_info", "random_split"]
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ...engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.utils.data")

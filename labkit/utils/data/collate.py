@@ -15,10 +15,14 @@ from ...engine.ops.join import stack
 from ...engine.tensor import Tensor
 
 
+class _EmptyBatch(ValueError, IndexError):
+    """torch fails on the missing first sample (IndexError); code catching that still works."""
+
+
 def default_collate(batch):
     """Stack a list of samples into one batch, keeping their structure."""
     if len(batch) == 0:
-        raise ValueError("default_collate: got an empty batch; a batch needs at least one "
+        raise _EmptyBatch("default_collate: got an empty batch; a batch needs at least one "
                          "sample.")
     return _collate(list(batch), "")
 
@@ -74,7 +78,7 @@ def _collate(batch, path):
         except TypeError:                # a Mapping type that cannot be built from a dict
             return out
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):      # namedtuple
-        return type(elem)(*(_collate(list(s), f"{path}.{f}")
+        return type(elem)(*(_collate(s, f"{path}.{f}")
                             for f, s in zip(elem._fields, zip(*batch))))
     if isinstance(elem, collections.abc.Sequence):
         for i, s in enumerate(batch):
@@ -83,7 +87,8 @@ def _collate(batch, path):
                     f"default_collate: samples 0 and {i} are sequences of different lengths"
                     f"{_where(path)}, {len(elem)} and {len(s)}, so they cannot be stacked "
                     f"field by field. {_fix()}")
-        return [_collate(list(s), f"{path}[{k}]") for k, s in enumerate(zip(*batch))]
+        # each field's samples stay the tuple zip makes (strings come back as a tuple, as torch)
+        return [_collate(s, f"{path}[{k}]") for k, s in enumerate(zip(*batch))]
     raise TypeError(f"default_collate: a batch must contain tensors, numpy arrays, numbers, "
                     f"strings, dicts, lists or tuples; found {type(elem).__name__}"
                     f"{_where(path)}. Convert it in the Dataset's __getitem__, or pass "

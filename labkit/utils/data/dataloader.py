@@ -63,9 +63,7 @@ class DataLoader:
         if persistent_workers and num_workers == 0:
             raise ValueError(f"{who}: persistent_workers=True needs worker processes to keep; "
                              "set num_workers > 0.")
-        for name, value in (("pin_memory", pin_memory), ("drop_last", drop_last),
-                            ("persistent_workers", persistent_workers)):
-            _check_bool(value, name, who)
+        _check_bool(drop_last, "drop_last", who, ValueError)
         _check_generator(generator, who)
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -78,15 +76,11 @@ class DataLoader:
                                      "inside the stream, or use a map-style Dataset.")
         else:
             try:
-                n = len(dataset)
+                len(dataset)        # an empty one gives no batches (shuffle: RandomSampler says)
             except TypeError:
                 raise TypeError(f"{who}: the dataset ({type(dataset).__name__}) has no __len__. "
                                 "A map-style dataset needs __len__ and __getitem__; a stream "
                                 "should subclass IterableDataset.") from None
-            if n == 0:
-                raise ValueError(f"{who}: the dataset is empty (len(dataset) == 0), so there is "
-                                 "nothing to load. Check how it was built (a path, a filter, a "
-                                 "split).")
         if sampler is not None and shuffle:
             raise ValueError(f"{who}: pass either sampler or shuffle=True, not both: the sampler "
                              "already decides the order. For a random order use "
@@ -112,10 +106,10 @@ class DataLoader:
         self.num_workers, self.timeout, self.generator = num_workers, timeout, generator
         self.collate_fn = collate_fn or (default_collate if self._auto_collation
                                          else default_convert)
-        self.pin_memory, self.worker_init_fn = pin_memory, worker_init_fn
+        self.pin_memory, self.worker_init_fn = bool(pin_memory), worker_init_fn
         self.multiprocessing_context = multiprocessing_context
         self.prefetch_factor = prefetch_factor or (2 if num_workers else None)
-        self.persistent_workers = persistent_workers
+        self.persistent_workers = bool(persistent_workers)
         self._iterator = None
 
     @property

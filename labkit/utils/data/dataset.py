@@ -36,12 +36,21 @@ class IterableDataset(Dataset):
                                   "samples.")
 
 
+class _SizeMismatch(ValueError, AssertionError):
+    """torch asserts the sizes match (AssertionError); code that catches that still works."""
+
+
+class _NoTensors(ValueError, IndexError):
+    """torch fails on the missing first tensor (IndexError); code that catches that still
+    works."""
+
+
 class TensorDataset(Dataset):
     """Sample i is (t[i] for each tensor): inputs and targets held in memory, row by row."""
 
     def __init__(self, *tensors):
         if not tensors:
-            raise ValueError("TensorDataset: pass at least one tensor, e.g. "
+            raise _NoTensors("TensorDataset: pass at least one tensor, e.g. "
                              "TensorDataset(inputs, targets).")
         for k, t in enumerate(tensors):
             if not isinstance(t, Tensor):
@@ -53,7 +62,7 @@ class TensorDataset(Dataset):
                                  "needs a first dimension with one row per sample.")
         sizes = [t.shape[0] for t in tensors]
         if len(set(sizes)) > 1:
-            raise ValueError(f"TensorDataset: the tensors must have the same first dimension "
+            raise _SizeMismatch(f"TensorDataset: the tensors must have the same first dimension "
                              f"(one row per sample), got sizes {sizes}. Check that the inputs "
                              "and the targets were built from the same samples.")
         self.tensors = tensors
@@ -93,13 +102,25 @@ class ConcatDataset(Dataset):
 
 
 class Subset(Dataset):
-    """The samples of `dataset` at `indices`, renumbered 0..len(indices)-1."""
+    """The samples of `dataset` at `indices` (a list, range or 1-D tensor), renumbered
+    0..len(indices)-1."""
 
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, indices
 
     def __getitem__(self, index):
-        return self.dataset[self.indices[index]]
+        if isinstance(index, list):
+            return self.dataset[[int(self.indices[i]) for i in index]]
+        i = self.indices[index]
+        return self.dataset[int(i) if isinstance(i, Tensor) else i]
+
+    def __getitems__(self, indices):
+        """A whole batch at once (the DataLoader asks so), through the dataset's own
+        __getitems__ when it has one."""
+        picked = [int(self.indices[i]) for i in indices]
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__(picked)
+        return [self.dataset[i] for i in picked]
 
     def __len__(self):
         return len(self.indices)

@@ -1,6 +1,7 @@
 """Fetchers: how one batch is read, the same in the main process and in a worker.
 
-A map-style fetcher reads the sampled indices one by one and collates them. For an in-memory
+A map-style fetcher reads the sampled indices one by one (or all at once, when the dataset
+defines __getitems__, as torch's fetcher does) and collates them. For an in-memory
 TensorDataset with the default collate a batch is just rows of each tensor, so it is read with
 one fancy-index per tensor (the same values as row-by-row stacking, far less Python). An
 iterable fetcher pulls the next samples from the stream.
@@ -32,7 +33,9 @@ class _MapFetcher:
 
     def fetch(self, indices):
         if self.auto_collation:
-            return self.collate_fn([self.dataset[i] for i in indices])
+            getitems = getattr(self.dataset, "__getitems__", None)   # a batch in one call
+            samples = getitems(indices) if getitems else [self.dataset[i] for i in indices]
+            return self.collate_fn(samples)
         return self.collate_fn(self.dataset[indices])
 
 

@@ -28,9 +28,11 @@ def _positive_int(value, name, who):
     return int(value)
 
 
-def _check_bool(value, name, who):
+def _check_bool(value, name, who, error=TypeError):
+    """torch's checks: RandomSampler raises TypeError, BatchSampler and
+    WeightedRandomSampler ValueError (error=ValueError)."""
     if not isinstance(value, bool):
-        raise TypeError(f"{who}: {name} must be True or False, got {name}={value!r}.")
+        raise error(f"{who}: {name} must be True or False, got {name}={value!r}.")
 
 
 class Sampler:
@@ -121,7 +123,7 @@ class WeightedRandomSampler(_EpochSampler):
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         who = "WeightedRandomSampler"
-        _check_bool(replacement, "replacement", who)
+        _check_bool(replacement, "replacement", who, ValueError)
         _check_generator(generator, who)
         self.num_samples = _positive_int(num_samples, "num_samples", who)
         w = np.asarray(weights, dtype=np.float64)
@@ -162,7 +164,7 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler, batch_size, drop_last):
         self.batch_size = _positive_int(batch_size, "batch_size", "BatchSampler")
-        _check_bool(drop_last, "drop_last", "BatchSampler")
+        _check_bool(drop_last, "drop_last", "BatchSampler", ValueError)
         self.sampler, self.drop_last = sampler, drop_last
 
     def __iter__(self):

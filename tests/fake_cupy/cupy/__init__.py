@@ -424,6 +424,13 @@ def fuse(*args, **kwargs):
     raise NotImplementedError("fake cupy cannot compile CUDA C (it is numpy, not a GPU)")
 
 
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """A writeable view, as CuPy's (numpy hands out diagonals read-only)."""
+    d = _np.diagonal(_unwrap(a, {}), offset, axis1, axis2)
+    d.flags.writeable = d.base.flags.writeable
+    return _wrap(d)
+
+
 def __getattr__(name):
     if name.startswith("__") or name in _MISSING or not hasattr(_np, name):
         raise AttributeError(f"module 'cupy' has no attribute '{name}' (fake cupy)")

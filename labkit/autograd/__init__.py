@@ -1,0 +1,14 @@
+"""labkit.autograd: Function, backward, grad, gradcheck and anomaly detection (torch.autograd);
+functional (jacobian, hessian, vjp, jvp, hvp, vhp) and function (once_differentiable)."""
+from ..engine import (Function, GradcheckError, backward, detect_anomaly, gradcheck, grad,  # noqa
+                      set_detect_anomaly)
+from ..engine.function import Node  # noqa: F401
+from ..engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
+from . import function, functional  # noqa: F401
+from .function import once_differentiable  # noqa: F401
+from .gradgradcheck import gradgradcheck  # noqa: F401
+from ..legacy import Variable  # noqa: F401,E402  (deprecated alias, as torch.autograd.Variable)
+
+# a torch API that labkit lacks is named as such in the AttributeError
+from ..engine.unsupported import module_getattr  # noqa: E402
+__getattr__ = module_getattr(__name__, "torch.autograd")

@@ -1,0 +1,85 @@
+"""The multiply-add forms hand-written optimizers use (Adam in textbooks: exp_avg_sq.mul_(b2)
+.addcmul_(g, g, value=1 - b2); p.addcdiv_(m, denom, value=-lr)), index_add, lerp_ and
+clamp_min/clamp_max. Built from differentiable ops; the in-place forms go through add_/copy_,
+so version counters and views behave as for any in-place op."""
+from ..tensor import Tensor, tensor_method
+from .gather import IndexAddNew
+from .scan import _one_dim
+
+
+@tensor_method("addcmul")
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2."""
+    return input + (tensor1 * tensor2 if value == 1 else tensor1 * tensor2 * value)
+
+
+@tensor_method("addcdiv")
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2."""
+    _no_int_div(tensor1, tensor2)
+    return input + (tensor1 / tensor2 if value == 1 else tensor1 / tensor2 * value)
+
+
+def _no_int_div(a, b):
+    if all(isinstance(t, Tensor) and t._data.dtype.kind in "iub" for t in (a, b)):
+        raise RuntimeError("addcdiv: integer division with addcdiv is no longer supported (as "
+                           "in torch); convert tensor1 or tensor2 to a floating-point dtype.")
+
+
+@tensor_method("addcmul_")
+def addcmul_(input, tensor1, tensor2, *, value=1):
+    return input.add_(tensor1 * tensor2, alpha=value)
+
+
+@tensor_method("addcdiv_")
+def addcdiv_(input, tensor1, tensor2, *, value=1):
+    _no_int_div(tensor1, tensor2)
+    return input.add_(tensor1 / tensor2, alpha=value)
+
+
+@tensor_method("lerp_")
+def lerp_(input, end, weight):
+    """input += weight * (end - input), in place."""
+    return input.add_((end - input) * weight)
+
+
+def _index_add_args(input, dim, index, source):
+    dim = _one_dim(dim, input._data.ndim, "index_add")
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+        raise IndexError("index_add(): index must be a 1-D integer tensor.")
+    n = input._data.shape[dim] if input._data.ndim else 1
+    i = index._data
+    if i.size and bool(((i < 0) | (i >= n)).any()):
+        raise IndexError(f"index_add(): index out of range for dim {dim} of size {n}.")
+    want = list(input._data.shape)
+    if want:
+        want[dim] = i.size
+    if tuple(source.shape) != tuple(want):
+        raise RuntimeError(f"index_add(): source {tuple(source.shape)} should have shape "
+                           f"{tuple(want)} (input's, with dim {dim} the index's length).")
+    return dim
+
+
+@tensor_method("index_add")
+def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of input with source's slices added at index along dim (repeats add up)."""
+    dim = _index_add_args(input, dim, index, source)
+    return input + IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
+                                     input._data.shape)
+
+
+@tensor_method("index_add_")
+def index_add_(input, dim, index, source, *, alpha=1):
+    dim = _index_add_args(input, dim, index, source)
+    return input.add_(IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
+                                        input._data.shape))
+
+
+@tensor_method("clamp_min")
+def clamp_min(input, min):
+    return input.clamp(min=min)
+
+
+@tensor_method("clamp_max")
+def clamp_max(input, max):
+    return input.clamp(max=max)

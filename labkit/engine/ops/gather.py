@@ -1,0 +1,308 @@
+"""Picking and placing along a dim by an index tensor: gather, scatter, scatter_add, index_select,
+index_fill, index_copy (IndexAddNew is also index_add's engine, in fused.py). gather's backward is a scatter_add and the other way round, so each is the other's
+gradient (to any order).
+
+torch's rule for gather/scatter: `index` has as many dims as `input`, and may be smaller than it
+(and than `src`) in every dim: only the leading part of the other dims takes part.
+"""
+from ..function import _NULL, Function
+from ..tensor import Tensor, tensor_method
+from .scan import _one_dim
+
+
+def _check_index(name, x, dim, index, src=None):
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu":
+        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"{name}(): expected index to be an int64 tensor, got {got}. "
+                           "Convert it with index.long().")
+    if index.device is not x.device:
+        raise RuntimeError(f"{name}(): index is on {index.device} but input is on {x.device}; "
+                           "move it with index.to(input.device).")
+    nd, ind = x._data.ndim, index._data.ndim
+    if max(ind, 1) != max(nd, 1):
+        raise RuntimeError(f"{name}(): index {tuple(index.shape)} and input {tuple(x.shape)} "
+                           "must have the same number of dimensions.")
+    xs, ishape = x._data.shape or (1,), index._data.shape or (1,)
+    for d, (n_i, n_x) in enumerate(zip(ishape, xs)):
+        if d != dim and n_i > n_x:
+            raise RuntimeError(f"{name}(): index {tuple(index.shape)} is larger than input "
+                               f"{tuple(x.shape)} in dimension {d} (only dim {dim} may differ).")
+    if src is not None and isinstance(src, Tensor):
+        ss = src._data.shape or (1,)
+        if len(ss) != len(ishape) or any(a > b for a, b in zip(ishape, ss)):
+            raise RuntimeError(f"{name}(): index {tuple(index.shape)} must not be larger than "
+                               f"src {tuple(src.shape)} in any dimension.")
+    _check_range(name, index, xs[dim], dim)
+
+
+def _check_range(name, index, n, dim):
+    i = index._data
+    if i.size and bool(((i < 0) | (i >= n)).any()):   # one sync on a GPU: never a wrong answer
+        bad = int(i.max()) if int(i.max()) >= n else int(i.min())
+        raise RuntimeError(f"{name}(): index {bad} is out of bounds for dimension {dim} with "
+                           f"size {n} (valid: 0 to {n - 1}).")
+
+
+def _positions(xp, index, dim):
+    """The full coordinates addressed by index along dim: a tuple for advanced indexing."""
+    shape = index.shape
+    out = []
+    for d, n in enumerate(shape):
+        if d == dim:
+            out.append(index)
+        else:
+            out.append(xp.arange(n).reshape([n if k == d else 1 for k in range(len(shape))]))
+    return tuple(out)
+
+
+def _lead(arr, shape):
+    """The leading block of arr with the given shape."""
+    return arr[tuple(slice(0, n) for n in shape)]
+
+
+class Gather(Function):
+    node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
+        d, i = x._data, index._data
+        if d.ndim == 0:
+            return d.reshape(i.shape).copy() if i.ndim == 0 else d.reshape(1)[i]
+        return d[_positions(x.device.xp, i, dim)]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+
+
+class ScatterAddNew(Function):
+    """zeros(shape) with src added at index along dim (the gradient of gather)."""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, src, dim, index, shape):
+        xp = src.device.xp
+        out = xp.zeros(shape, src._data.dtype)
+        ctx.dim, ctx.index = dim, index
+        _add_at(xp, out, dim, index._data, _lead(src._data, index._data.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return gather(grad, ctx.dim, ctx.index), None, None, None
+
+
+def _add_at(xp, out, dim, i, values):
+    if out.ndim == 0:
+        out[...] += values.sum()
+        return
+    xp.add.at(out, _positions(xp, i, dim), values)
+
+
+class Scatter(Function):
+    """input with src (a tensor or a number) written at index along dim."""
+    node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        out = x._data.copy()
+        i = index._data
+        ctx.dim, ctx.index = dim, index
+        ctx.src_shape = src._data.shape if isinstance(src, Tensor) else ()
+        v = _lead(src._data, i.shape) if isinstance(src, Tensor) else src
+        if out.ndim == 0:
+            if i.size:
+                out[...] = v.reshape(()) if isinstance(src, Tensor) else v
+            return out
+        out[_positions(x.device.xp, i, dim)] = v
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        index, dim = ctx.index, ctx.dim
+        gx = scatter(grad, dim, index, 0.0) if need[0] else None
+        gs = None
+        if need[3]:
+            gs = _pad_to(gather(grad, dim, index), ctx.src_shape)
+        return gx, None, None, gs
+
+
+class ScatterAdd(Function):
+    """input + src added at index along dim (repeated indices add up)."""
+    node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        out = x._data.copy()
+        ctx.dim, ctx.index, ctx.src_shape = dim, index, src._data.shape
+        _add_at(x.device.xp, out, dim, index._data, _lead(src._data, index._data.shape))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        gs = _pad_to(gather(grad, ctx.dim, ctx.index), ctx.src_shape) if need[3] else None
+        return (grad if need[0] else None), None, None, gs
+
+
+def _pad_to(g, shape):
+    """g (index-shaped) placed in zeros of src's shape: src beyond the index gets no gradient."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    from .index import IndexAdd
+    return IndexAdd.apply(g, tuple(slice(0, n) for n in g.shape), shape)
+
+
+@tensor_method("gather")
+def gather(input, dim, index, *, sparse_grad=False):
+    """out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims)."""
+    dim = _one_dim(dim, input._data.ndim, "gather")
+    _check_index("gather", input, dim, index)
+    return Gather.apply(input, dim, index)
+
+
+def _scatter_args(name, input, dim, index, src, value):
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError(f"{name}(): give src (a tensor) or value (a number).")
+    dim = _one_dim(dim, input._data.ndim, name)
+    if isinstance(src, Tensor):
+        if src.device is not input.device:
+            raise RuntimeError(f"{name}(): src is on {src.device} but input is on "
+                               f"{input.device}; move it first.")
+        if src._data.dtype != input._data.dtype:
+            raise RuntimeError(f"{name}(): expected src to have the same dtype as input "
+                               f"({input.dtype}), got {src.dtype}. Convert it first.")
+    _check_index(name, input, dim, index, src)
+    return dim, src
+
+
+@tensor_method("scatter")
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """A copy of input with src[i][j] written at [index[i][j]][j] (dim=0), or a number."""
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported by labkit; use "
+                                  "scatter_add for reduce='add'.")
+    dim, src = _scatter_args("scatter", input, dim, index, src, value)
+    return Scatter.apply(input, dim, index, src)
+
+
+@tensor_method("scatter_add")
+def scatter_add(input, dim, index, src):
+    """A copy of input with src added at index along dim; repeated indices add up."""
+    dim, src = _scatter_args("scatter_add", input, dim, index, src, None)
+    return ScatterAdd.apply(input, dim, index, src)
+
+
+@tensor_method("scatter_")
+def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+    from .inplace import inplace
+    if reduce is not None:
+        raise NotImplementedError("scatter_(reduce=...) is not supported by labkit.")
+    dim, src = _scatter_args("scatter_", input, dim, index, src, value)
+
+    def write(d):
+        d[...] = Scatter.forward(_NULL, Tensor._make(d, input.device), dim, index, src)
+    return inplace(input, "scatter_", write, Scatter, dim, index, src)
+
+
+@tensor_method("scatter_add_")
+def scatter_add_(input, dim, index, src):
+    from .inplace import inplace
+    dim, src = _scatter_args("scatter_add_", input, dim, index, src, None)
+
+    def write(d):
+        d[...] = ScatterAdd.forward(_NULL, Tensor._make(d, input.device), dim, index, src)
+    return inplace(input, "scatter_add_", write, ScatterAdd, dim, index, src)
+
+
+class IndexSelect(Function):
+    node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
+        d = x._data if x._data.ndim else x._data.reshape(1)
+        out = x.device.xp.take(d, index._data.reshape(-1), axis=dim)
+        return out.reshape(()) if x._data.ndim == 0 else out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+
+
+class IndexAddNew(Function):
+    """zeros(shape) with grad's slices added at index along dim (index_select's gradient)."""
+    node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, g, dim, index, shape):
+        xp = g.device.xp
+        ctx.dim, ctx.index = dim, index
+        out = xp.zeros(shape or (1,), g._data.dtype)
+        pos = (slice(None),) * dim + (index._data.reshape(-1),)
+        xp.add.at(out, pos, g._data.reshape(out.shape[:dim] + (-1,) + out.shape[dim + 1:]))
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexSelect.apply(grad, ctx.dim, ctx.index), None, None, None
+
+
+@tensor_method("index_select")
+def index_select(input, dim, index):
+    """The slices of input at the positions `index` (1-D) along dim."""
+    dim = _one_dim(dim, input._data.ndim, "index_select")
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+        got = (f"{index.dtype} of shape {tuple(index.shape)}" if isinstance(index, Tensor)
+               else type(index).__name__)
+        raise IndexError(f"index_select(): index must be a 1-D (or 0-d) integer tensor, got "
+                         f"{got}.")
+    if index.device is not input.device:
+        raise RuntimeError(f"index_select(): index is on {index.device} but input is on "
+                           f"{input.device}; move it with index.to(input.device).")
+    n = input._data.shape[dim] if input._data.ndim else 1
+    i = index._data
+    if i.size and bool(((i < 0) | (i >= n)).any()):
+        raise IndexError(f"index_select(): index out of range in self: indices must be in "
+                         f"0..{n - 1} for dim {dim} of shape {tuple(input.shape)}.")
+    return IndexSelect.apply(input, dim, index)
+
+
+def _along(name, input, dim, index):
+    """The index tuple that picks `index` (1-D) along dim, range-checked."""
+    dim = _one_dim(dim, input._data.ndim, name)
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+        raise IndexError(f"{name}(): index must be a 1-D integer tensor.")
+    n, i = input._data.shape[dim] if input._data.ndim else 1, index._data
+    if i.size and bool(((i < -n) | (i >= n)).any()):
+        raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
+                         f"(shape {tuple(input.shape)}).")
+    return (slice(None),) * dim + (index.reshape(-1),)
+
+
+@tensor_method("index_fill_")
+def index_fill_(input, dim, index, value):
+    """Set the slices at `index` along dim to value, in place (an x[..., index] = value)."""
+    input[_along("index_fill_", input, dim, index)] = value
+    return input
+
+
+@tensor_method("index_fill")
+def index_fill(input, dim, index, value):
+    return index_fill_(input.clone(), dim, index, value)
+
+
+@tensor_method("index_copy_")
+def index_copy_(input, dim, index, source):
+    """Copy source's slices to the positions `index` along dim, in place."""
+    input[_along("index_copy_", input, dim, index)] = source
+    return input
+
+
+@tensor_method("index_copy")
+def index_copy(input, dim, index, source):
+    return index_copy_(input.clone(), dim, index, source)

@@ -1,0 +1,26 @@
+"""Questions about a tensor's memory that torch programs ask: nelement (numel), stride (in
+elements, as torch), data_ptr (the address of the first element: views of one tensor share
+memory, copies do not)."""
+from ..tensor import tensor_method
+
+
+@tensor_method("nelement")
+def nelement(x):
+    return x.numel()
+
+
+@tensor_method("data_ptr")
+def data_ptr(x):
+    """The address of x's first element (x.data_ptr() == y.data_ptr(): same memory start)."""
+    d = x._data
+    if hasattr(d, "__array_interface__"):
+        return d.__array_interface__["data"][0]
+    return d.data.ptr
+
+
+@tensor_method("stride")
+def stride(x, dim=None):
+    """Steps in elements between neighbours along each dim (numpy counts bytes)."""
+    d = x._data
+    s = tuple(b // d.itemsize for b in d.strides)
+    return s if dim is None else s[dim]

@@ -1,0 +1,216 @@
+"""Sampling: torch.normal, bernoulli, multinomial, and the in-place fills normal_, uniform_,
+bernoulli_, exponential_, random_ (what nn.init and hand-written initialisation use).
+
+Numbers are drawn on the host from a labkit.Generator (the default one unless generator= is
+given), then moved to the tensor's device, so a seed gives the same numbers on every device.
+A fill goes through `inplace`, so it bumps the version counter and refuses a leaf that
+requires grad outside no_grad, like any in-place op; its gradient is zero (the new values do
+not depend on the old ones), as torch's.
+"""
+import numpy as np
+
+from .. import dtype as _dt
+from ..creation import _finish, _gen, _size
+from ..defaults import defaults
+from ..device import to_device_array
+from ..function import Function
+from ..grad_mode import mode
+from ..tensor import Tensor, tensor_method
+from .inplace import _Copy, inplace
+
+
+def _host(x):
+    return x._host() if isinstance(x, Tensor) else x
+
+
+def _float_dtype(*xs):
+    for x in xs:
+        if isinstance(x, Tensor):
+            if x._data.dtype.kind != "f":
+                raise RuntimeError(f"normal: expected a floating-point mean/std, got {x.dtype}.")
+            return x._data.dtype
+    return defaults.float
+
+
+class Normal(Function):
+    """Samples with tensor mean and/or std: their gradient is zero, as in torch."""
+    node_name = "NormalBackward3"
+    random = True   # labkit.jit: a fresh draw on every call, never merged or computed ahead
+
+    @staticmethod
+    def forward(ctx, mean, std, generator):
+        m, s = _host(mean), _host(std)
+        if bool(np.any(np.asarray(s) < 0)):
+            raise RuntimeError("normal: std must be >= 0, got a negative value.")
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        arr = (np.asarray(m) + np.asarray(s) * _gen(generator).standard_normal(shape))
+        arr = arr.astype(_float_dtype(mean, std))
+        dev = (mean if isinstance(mean, Tensor) else std).device
+        return to_device_array(arr, dev)
+
+    @staticmethod
+    def backward(ctx, grad):
+        need = ctx.needs_input_grad
+        return (grad * 0 if need[0] else None), (grad * 0 if need[1] else None), None
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    """Normal samples: elementwise from tensor mean/std (broadcast), or `size` of them for
+    numbers mean and std."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        if size is not None:
+            raise RuntimeError("normal: give size only when mean and std are numbers; with "
+                               "tensors the shape comes from them.")
+        return Normal.apply(mean, std, generator)
+    if size is None:
+        raise TypeError("normal: with numbers for mean and std, pass size, e.g. "
+                        "labkit.normal(0.0, 1.0, size=(3,)).")
+    if std < 0:
+        raise RuntimeError(f"normal: std must be >= 0, got {std}.")
+    _not_traced("normal with number mean and std")
+    shape = _size((size,) if isinstance(size, int) else tuple(size))
+    arr = mean + std * _gen(generator).standard_normal(shape)
+    return _finish(arr.astype(_dt_np(dtype)), None, device, requires_grad)
+
+
+def _dt_np(dtype):
+    return _dt.to_np(dtype) or defaults.float
+
+
+class Bernoulli(Function):
+    node_name = "BernoulliBackward0"
+    random = True
+
+    @staticmethod
+    def forward(ctx, p, generator):
+        probs = _host(p)
+        if probs.size and (probs.min() < 0 or probs.max() > 1):
+            raise RuntimeError("bernoulli: all probabilities must be in [0, 1].")
+        arr = (_gen(generator).random(probs.shape) < probs).astype(probs.dtype)
+        return to_device_array(arr, p.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+@tensor_method("bernoulli")
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 samples, 1 with probability input (elementwise), or with probability p."""
+    if p is not None:
+        input = Tensor._make(input.device.xp.full(input._data.shape, p, input._data.dtype),
+                             input.device)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"bernoulli: expected a floating-point tensor of probabilities, got "
+                           f"{input.dtype}.")
+    return Bernoulli.apply(input, generator)
+
+
+def _not_traced(name):
+    """A draw that is not an op would be frozen into a traced graph as a constant: refuse."""
+    if mode.tracer is not None:
+        raise RuntimeError(f"labkit.jit: {name} inside a traced or compiled function would "
+                           "replay the same numbers on every call. Draw them outside the "
+                           "function and pass them in, or use labkit.rand / labkit.randn, "
+                           "which are traced as fresh draws.")
+
+
+def _fill(x, name, draw):
+    """Overwrite x with host-drawn values `draw(shape)`, through the in-place machinery."""
+    _not_traced(name)
+    if x._data.dtype.kind != "f" and name not in ("bernoulli_", "random_"):
+        raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
+    values = draw(x._data.shape)
+    src = Tensor._make(to_device_array(np.asarray(values).astype(x._data.dtype), x.device),
+                       x.device)
+    return inplace(x, name, lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
+
+
+@tensor_method("normal_")
+def normal_(x, mean=0.0, std=1.0, *, generator=None):
+    """Fill x in place with samples from N(mean, std**2)."""
+    if std < 0:
+        raise RuntimeError(f"normal_: std must be >= 0, got {std}.")
+    return _fill(x, "normal_", lambda s: mean + std * _gen(generator).standard_normal(s))
+
+
+@tensor_method("uniform_")
+def uniform_(x, a=0.0, b=1.0, *, generator=None):
+    """Fill x in place with samples from U[a, b)."""
+    if a > b:
+        raise RuntimeError(f"uniform_: expects a <= b, but got a={a} and b={b}.")
+    return _fill(x, "uniform_", lambda s: a + (b - a) * _gen(generator).random(s))
+
+
+@tensor_method("bernoulli_")
+def bernoulli_(x, p=0.5, *, generator=None):
+    """Fill x in place with 1 (probability p) or 0; p a number or a tensor of probabilities."""
+    probs = _host(p)
+    if np.any(np.asarray(probs) < 0) or np.any(np.asarray(probs) > 1):
+        raise RuntimeError("bernoulli_: p must be in [0, 1].")
+    return _fill(x, "bernoulli_", lambda s: _gen(generator).random(s) < probs)
+
+
+@tensor_method("exponential_")
+def exponential_(x, lambd=1.0, *, generator=None):
+    """Fill x in place with samples from the exponential distribution of rate lambd."""
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_: expects lambd > 0, got {lambd}.")
+    return _fill(x, "exponential_", lambda s: _gen(generator).exponential(1.0 / lambd, s))
+
+
+@tensor_method("multinomial")
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices drawn with probability proportional to the (non-negative) weights in each row."""
+    _not_traced("multinomial")
+    w = _host(input)
+    if w.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got {tuple(input.shape)}.")
+    if w.dtype.kind != "f":
+        raise RuntimeError(f"multinomial: expected a floating-point tensor of weights, got "
+                           f"{input.dtype}.")
+    rows = w.reshape(-1, w.shape[-1]).astype(np.float64)
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial: cannot sample num_samples={num_samples} <= 0 samples.")
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("multinomial: probability tensor contains either inf, nan or "
+                           "element < 0.")
+    if (rows.sum(axis=1) <= 0).any():
+        raise RuntimeError("multinomial: invalid distribution: the weights of a row sum to 0.")
+    n = rows.shape[1]
+    rng = _gen(generator)
+    if replacement:
+        cdf = np.cumsum(rows, axis=1)
+        u = rng.random((rows.shape[0], num_samples)) * cdf[:, -1:]
+        out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
+        out = np.minimum(out, n - 1)
+    else:
+        if num_samples > n:
+            raise RuntimeError(f"multinomial: cannot sample n_sample={num_samples} > "
+                               f"prob_dist.size(-1)={n} samples without replacement.")
+        # exponential race (torch's method): the k smallest E_i / w_i are a weighted sample
+        # without replacement; zero weights come last, once the others are used up
+        with np.errstate(divide="ignore"):
+            keys = rng.exponential(size=rows.shape) / rows
+        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64)
+    out = out.reshape(w.shape[:-1] + (num_samples,))
+    return Tensor._make(to_device_array(out, input.device), input.device)
+
+
+
+
+@tensor_method("random_")
+def random_(x, from_=0, to=None, *, generator=None):
+    """Fill x in place with integers drawn uniformly from [from_, to) (x.random_(5): 0..4),
+    as torch's docs do for class targets: torch.empty(3, dtype=torch.long).random_(5)."""
+    if to is None:
+        if from_ == 0:
+            raise RuntimeError("random_: give an upper bound, e.g. x.random_(10) for 0..9 "
+                               "(labkit does not draw over the whole dtype range).")
+        from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
+                           f">= to={to}.")
+    return _fill(x, "random_", lambda s: _gen(generator).integers(from_, to, s))

@@ -1,0 +1,77 @@
+"""The losses of torch.nn.functional beyond mse/l1/cross-entropy/nll/bce-with-logits.
+
+All are compositions of ops except binary_cross_entropy (an op, for torch's clamped logs).
+A weight multiplies each element's loss before the reduction, as in torch.
+"""
+from ..engine.functional import _reduce, _same_shape
+from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy
+from ..engine.ops.select import where
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(name, reduction, extra=()):
+    if reduction not in _REDUCTIONS + extra:
+        raise ValueError(f"{reduction} is not a valid value for reduction ({name} takes "
+                         f"{', '.join(map(repr, _REDUCTIONS + extra))}).")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target): squared
+    near zero, absolute (robust to outliers) far away. beta=0 is the L1 loss."""
+    _reduction("smooth_l1_loss", reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _same_shape("smooth_l1_loss", input, target)
+    d = input - target
+    if beta == 0:
+        return _reduce(d.abs(), reduction, "smooth_l1_loss")
+    a = d.abs()
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction,
+                   "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): smooth_l1_loss times delta."""
+    _reduction("huber_loss", reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _same_shape("huber_loss", input, target)
+    d = input - target
+    a = d.abs()
+    loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    return _reduce(loss if weight is None else loss * weight, reduction, "huber_loss")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)) for probabilities x (after a sigmoid) and targets t in
+    [0, 1]; weight rescales each element's loss. From raw scores use the stabler
+    binary_cross_entropy_with_logits."""
+    _reduction("binary_cross_entropy", reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the "
+                         f"input size ({tuple(input.shape)}) is deprecated. Please ensure they "
+                         "have the same size (e.g. target.view(-1, 1) or input.squeeze(1)).")
+    loss = BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "binary_cross_entropy")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || model) with input = the model's log-probabilities: sum of
+    target * (log target - input). log_target=True takes target as log-probabilities too.
+    reduction='batchmean' divides by the batch size, the true KL divergence per example
+    ('mean' divides by every element, as torch, which is rarely what is meant)."""
+    _reduction("kl_div", reduction, ("batchmean",))
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        pos = target > 0
+        safe = where(pos, target, 1.0)
+        loss = where(pos, target * safe.log(), 0.0) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(loss, reduction, "kl_div")
+
