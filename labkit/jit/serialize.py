@@ -151,7 +151,8 @@ def _labkit_function(path):
         return None
     owner = getattr(fn, "__module__", None) or ""
     if (isinstance(fn, (types.FunctionType, types.BuiltinFunctionType))
-            and (owner.startswith("labkit.engine") or owner == "labkit.nn.functional")):
+            and (owner.startswith("labkit.engine") or owner in ("labkit",
+                                                                 "labkit.nn.functional"))):
         return fn
     return None
 
