@@ -378,8 +378,8 @@ def _read_node(g, n, values, ops, budget, here, depth):
     node.blocks = blocks
 
 
-def _allowed(name):
-    return name == "graph.json" or bool(re.fullmatch(r"(params|constants)/[A-Za-z0-9_.]{1,200}"
+def _allowed(name):      # export.json: what labkit.export adds beside the graph
+    return name in ("graph.json", "export.json") or bool(re.fullmatch(r"(params|constants)/[A-Za-z0-9_.]{1,200}"
                                                      r"\.npy", name))
 
 
@@ -433,8 +433,8 @@ def _graph(ar, doc, budget):
         v = _value(e, "constant", _array(ar, name, e))
         graph.constants.append(v)
         values[v.name] = v
-    if expected != set(ar.infos) - {"graph.json"}:
-        extra = sorted((set(ar.infos) - {"graph.json"}) ^ expected)
+    if expected != set(ar.infos) - {"graph.json", "export.json"}:
+        extra = sorted((set(ar.infos) - {"graph.json", "export.json"}) ^ expected)
         raise _Refused(f"graph.json and the arrays in the archive do not match "
                              f"({', '.join(extra[:3])})")
     _read(graph, doc["body"], values, _Ops(), budget, "graph.json")
