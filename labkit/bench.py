@@ -14,6 +14,7 @@ import statistics
 import time
 
 from . import cuda
+from ._io import atomic_write
 from .engine.device import Device
 
 
@@ -211,8 +212,9 @@ class Table:
 
     def to_json(self, path):
         """Save rows and metadata as JSON (plain data: loading it runs no code)."""
-        with open(path, "w") as f:
-            json.dump({"meta": self.meta, "rows": self.rows}, f, indent=1)
+        text = json.dumps({"meta": self.meta, "rows": self.rows}, indent=1)
+        with atomic_write(path, "Table.to_json") as f:   # a crash mid-write keeps the old file
+            f.write(text.encode())
 
     @classmethod
     def read_json(cls, path):

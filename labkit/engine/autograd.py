@@ -8,7 +8,7 @@ from heapq import heappop, heappush
 
 from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import mode
+from .grad_mode import Observers, mode, set_anomaly
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -123,6 +123,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     anomaly = mode.anomaly
+    watchers = mode.node_observers
     try:
         while heap:
             node = heappop(heap)[1]
@@ -132,12 +133,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            if observers:
-                for fn in observers:
+            if watchers:
+                for fn in tuple(watchers):
                     fn(node, grads)
             if type(node) is AccumulateGrad:
-                if accumulate:
-                    _accumulate(node.variable, grads[0], create_graph, handed)
+                leaf = node.variable
+                if accumulate and leaf is not None:   # None: the leaf itself was freed
+                    _accumulate(leaf, grads[0], create_graph, handed)
                 continue
             if needed is not None and node not in through:
                 continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run
@@ -230,7 +232,8 @@ def _retains_last(fn):
     return getattr(fn, "_retains_grad", False)
 
 
-observers = []  # fn(node, grads) called as each node is reached, in the engine's real order
+observers = Observers("node_observers")  # fn(node, grads) as each node this thread's backward
+# reaches runs, in the engine's real order
 
 
 def _zeros_for_unused(node, grads):
@@ -340,16 +343,16 @@ class detect_anomaly:
 
     def __enter__(self):
         self.prev = mode.anomaly
-        mode.anomaly = self.value
+        set_anomaly(self.value)
         return self
 
     def __exit__(self, *exc):
-        mode.anomaly = self.prev
+        set_anomaly(self.prev)
         return False
 
 
 def set_detect_anomaly(mode_on):
-    mode.anomaly = bool(mode_on)
+    set_anomaly(mode_on)
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",

@@ -5,6 +5,7 @@ from . import dtype as _dt
 from .defaults import defaults
 from .device import Device, cpu, to_device_array
 from .grad_mode import mode
+from .memory import names_the_size
 from .tensor import Tensor
 
 
@@ -145,22 +146,26 @@ def _filled(fill, size, dtype, device, requires_grad, default=None):
     return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
 
 
+@names_the_size
 def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("zeros", shape, size)
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@names_the_size
 def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("ones", shape, size)
     return _filled(1, size, dtype, device, requires_grad)
 
 
+@names_the_size
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("empty", shape, size)
     np_dtype = _dt.to_np(dtype) or defaults.float
     return _finish(np.empty(_size(size), np_dtype), None, device, requires_grad)
 
 
+@names_the_size
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     default = np.bool_ if isinstance(fill_value, bool) else \
         np.int64 if isinstance(fill_value, int) else defaults.float
@@ -192,6 +197,7 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
                 device=_like(x, dtype, device)[1], requires_grad=requires_grad)
 
 
+@names_the_size
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """start, start+step, ... below end; int64 if all arguments are ints, else float32."""
     if end is None:
@@ -205,11 +211,13 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _finish(arr, dtype, device, requires_grad)
 
 
+@names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     np_dtype = _dt.to_np(dtype) or defaults.float
     return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device, requires_grad)
 
 
+@names_the_size
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     np_dtype = _dt.to_np(dtype) or defaults.float
     return _finish(np.eye(n, m, dtype=np_dtype), None, device, requires_grad)
@@ -219,6 +227,7 @@ def _gen(generator):
     return (generator or default_generator).rng
 
 
+@names_the_size
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("rand", shape, size)
     """Uniform numbers in [0, 1)."""
@@ -229,6 +238,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     return _finish(arr, None, device, requires_grad)
 
 
+@names_the_size
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("randn", shape, size)
     """Standard normal numbers (mean 0, variance 1)."""

@@ -9,11 +9,12 @@ so the gradient computation is itself recorded when create_graph=True.
 import itertools
 import os
 import traceback
+import weakref
 
 import numpy as np
 
 from .device import cpu as _cpu
-from .grad_mode import mode
+from .grad_mode import Observers, mode
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -112,13 +113,20 @@ class _HookHandle:
 
 
 class AccumulateGrad(Node):
-    """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad."""
+    """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad.
+    The leaf owns its node (hooks live there); the node points back weakly, so a graph is
+    freed by reference counting as soon as its last tensor goes, not by the cycle collector."""
     _edges = ()
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self._seq = next(_seq)
         self._out_shapes = (variable._data.shape,)
+
+    @property
+    def variable(self):
+        """The leaf (None once it has been freed: then there is nothing to accumulate into)."""
+        return self._variable()
 
     @property
     def _out_dtypes(self):   # read live: module.to(dtype) swaps a parameter's array in place
@@ -336,13 +344,14 @@ def _record(cls, args, device):
     node._seq = next(_seq)
     if mode.anomaly:
         node._trace = _user_stack()
-    if observers:
-        for fn in observers:
+    if mode.op_observers:
+        for fn in tuple(mode.op_observers):
             fn(node, args, outputs)
     return result
 
 
-observers = []  # fn(node, args, outputs) called for every recorded op (viz recorder, tracers)
+observers = Observers("op_observers")  # fn(node, args, outputs) for every op this thread
+# records (viz recorder, tracers)
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))

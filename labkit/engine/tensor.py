@@ -3,6 +3,8 @@
 Ops are attached as methods by the modules that define them (`tensor_method`), so each op's
 forward, backward and Tensor method sit together in one file.
 """
+import weakref
+
 import numpy as np
 
 from . import dtype as _dt
@@ -120,7 +122,10 @@ class Tensor:
             return
         self._retains = True
 
-        def _retain(grad, t=self):
+        def _retain(grad, ref=weakref.ref(self)):   # weak: the tensor owns its grad_fn
+            t = ref()
+            if t is None:
+                return None
             g = grad.detach() if grad.grad_fn is None else grad
             g = Tensor._make(g._data.copy(), g.device) if g.grad_fn is None else g
             t.grad = g if t.grad is None else t.grad + g

@@ -124,7 +124,16 @@ def _loop(node, env, device):
     """for i in range(start, stop, step): the body's outputs feed its inputs next turn."""
     start, stop, step, *carried = env.arg(node.args, device)
     body = node.blocks[0]
-    for i in range(int(start), int(stop), int(step)):
+    turns = range(int(start), int(stop), int(step))
+    budget = node.meta.get("budget")      # set by jit.load: the loop turns a call may run
+    if budget is not None:
+        budget.left -= len(turns)
+        if budget.left < 0:
+            raise RuntimeError(f"{node.kind}: this loaded graph asks for {len(turns)} loop "
+                               f"turns, more than the {budget.limit} a call may run. If you "
+                               "trust the file, load it with labkit.jit.load(path, "
+                               "max_loop_iterations=...).")
+    for i in turns:
         env[body.inputs[0]] = i
         for v, c in zip(body.inputs[1:], carried):
             env[v] = c

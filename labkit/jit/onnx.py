@@ -6,6 +6,7 @@ TensorRT, a phone) runs without Python or labkit. Parameters and constants becom
 """
 import numpy as np
 
+from .._io import atomic_write
 from ..engine.ops import (activation, arithmetic, compare, convert, linalg, linear, pool,
                           reduce, select, shape, softmax, unary)
 from ..engine.ops.conv import Conv2d
@@ -167,5 +168,6 @@ def export(model_or_fn, example_inputs, path, input_names=None, output_names=Non
                                    opset_imports=[onnx.helper.make_opsetid("", opset_version)])
     model.ir_version = min(model.ir_version, 10)
     onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, str(path))
+    with atomic_write(path, "onnx.export") as fh:   # a crash mid-write keeps the old file
+        fh.write(model.SerializeToString())
     return model

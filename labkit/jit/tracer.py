@@ -255,8 +255,8 @@ class Tracer:
     def _on_backward_node(self, node, grads):
         self.backward_seen = True
         self._flush()
-        if type(node) is AccumulateGrad:
-            leaf = node.variable
+        leaf = node.variable if type(node) is AccumulateGrad else None
+        if leaf is not None:
             g = grads[0]
             before = leaf.grad
             self._pending.append((leaf, before, None if before is None else before._version, g))

@@ -3,7 +3,7 @@ updated parameters keep large steps, frequent ones slow down (good for sparse fe
 steps only ever shrink."""
 from ..engine.creation import full_like
 from ..nn.uninitialized import is_lazy
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class Adagrad(Optimizer):
@@ -21,15 +21,15 @@ class Adagrad(Optimizer):
                     raise ValueError("Adagrad: a parameter is uninitialized (a lazy module that "
                                      "has not seen an input yet). Call forward with a dummy "
                                      "batch first, then build the optimizer.")
-                self.state[p]["step"] = 0
+                self.state[p]["step"] = step_tensor(p)
                 self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, p, group):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
-        state["step"] += 1
+        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state["sum"].add_(g * g)
-        p.add_(g / state["sum"].sqrt().add_(group["eps"]), alpha=-clr)
+        p.sub_(g / state["sum"].sqrt().add_(group["eps"]) * clr)

@@ -3,7 +3,7 @@ of its square (v, its scale): w -= lr * m_hat / (sqrt(v_hat) + eps), the hats un
 of averages that start at zero. Steps are about lr in size whatever the gradient's scale."""
 from ..engine.creation import zeros_like
 from ..engine.ops.select import maximum
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class Adam(Optimizer):
@@ -25,13 +25,12 @@ class Adam(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = 0
+            state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_like(p)
-        state["step"] += 1
-        step = state["step"]
+        step = state["step"].add_(1)
         if weight_decay:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * weight_decay)           # AdamW: shrink the weights directly
@@ -43,6 +42,7 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]
             v = v_max.copy_(maximum(v_max, v))
+        step = step.to(p.dtype)                         # tensor math: one trace for all steps
         step_size = lr / (1 - beta1 ** step)
         denom = (v.sqrt() / (1 - beta2 ** step) ** 0.5).add_(eps)
-        p.add_(m / denom, alpha=-step_size)
+        p.sub_(m / denom * step_size)

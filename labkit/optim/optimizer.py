@@ -8,6 +8,8 @@ place under no_grad; zero_grad() forgets the gradients before the next backward.
 import functools
 from collections import defaultdict
 
+from ..engine.creation import tensor, zeros
+from ..engine.dtype import float32
 from ..engine.grad_mode import enable_grad, no_grad
 from ..engine.tensor import Tensor
 
@@ -150,9 +152,18 @@ _SET_ERROR = ("optimizer parameters must be an ordered collection (a list), not 
               "position.")
 
 
+def step_tensor(p):
+    """A step count as a 0-d float32 tensor on p's device (as torch's capturable optimizers
+    keep it): counting in place changes no Python number, so jit.compile does not retrace."""
+    return zeros((), dtype=float32, device=p.device)
+
+
 def _cast(value, param, key):
     """A copy of a saved state value, on the parameter's device and (if float) dtype."""
-    if not isinstance(value, Tensor) or key == "step":
+    if key == "step":             # a count, as a float32 0-d tensor (an int from older files)
+        value = value if isinstance(value, Tensor) else tensor(float(value))
+        return value.to(param.device, float32, copy=True)
+    if not isinstance(value, Tensor):
         return value
     if value.is_floating_point():
         return value.to(param.device, param.dtype, copy=True)

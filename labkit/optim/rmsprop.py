@@ -1,7 +1,7 @@
 """RMSprop: divide each gradient by the root of a running average of its squares, so every
 parameter moves at a similar pace (Hinton's lecture-notes optimizer, Adam's ancestor)."""
 from ..engine.creation import zeros_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class RMSprop(Optimizer):
@@ -20,13 +20,13 @@ class RMSprop(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = 0
+            state["step"] = step_tensor(p)
             state["square_avg"] = zeros_like(p)
             if momentum > 0:
                 state["momentum_buffer"] = zeros_like(p)
             if centered:
                 state["grad_avg"] = zeros_like(p)
-        state["step"] += 1
+        state["step"].add_(1)
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
         square_avg = state["square_avg"]

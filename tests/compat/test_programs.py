@@ -33,8 +33,6 @@ LABKIT_LACKS = {
     "gan_training_step": "nn.LeakyReLU(inplace=True)",
     "gradient_clipping": "nn.utils.clip_grad_value_",
     "multilabel_bce_pos_weight": "nn.BCEWithLogitsLoss(pos_weight=)",
-    "save_load_checkpoint": "torch.load(weights_only=)",
-    "save_load_state_dict": "torch.load(weights_only=)",
     "text_classification_embeddingbag": "nn.EmbeddingBag",
     "time_series_windows": "Tensor.unfold",
 }

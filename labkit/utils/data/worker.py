@@ -12,11 +12,13 @@ import queue
 import random
 import signal
 import sys
+import threading
 import traceback
 
 import numpy as np
 
 _WATCHDOG_S = 1.0      # how often an idle worker checks that the main process still exists
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 class WorkerInfo:
@@ -99,6 +101,27 @@ def _seed_everything(seed):
     np.random.seed(np.random.SeedSequence(seed).generate_state(4))
 
 
+def _die_with_parent(parent_pid):
+    """Have the kernel SIGKILL this worker when the main process dies (Linux's parent-death
+    signal, prctl(PR_SET_PDEATHSIG)), so a worker stuck in __getitem__ cannot outlive a main
+    process killed with SIGKILL; the idle watchdog in worker_loop covers waiting workers
+    everywhere else. The signal follows the *thread* that started the worker, so it is set
+    only for workers started from the main thread (a loader iterated in a short-lived thread
+    would otherwise lose its workers when that thread ends)."""
+    if not sys.platform.startswith("linux") or os.getppid() != parent_pid:
+        return                        # not Linux, or the parent is gone already (watchdog)
+    if threading.current_thread().name != "MainThread":
+        return                        # forked from another thread: see above
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent_pid:    # the parent died just before prctl took effect
+        os._exit(0)
+
+
 def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, index_queue,
                 result_queue, control, parent_pid):
     """Serve pickled tasks (epoch, task_idx, indices) until told to stop: a None task, or
@@ -108,6 +131,7 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
     from .fetch import create_fetcher
     global _worker_info
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    _die_with_parent(parent_pid)
     seed = base_seed + worker_id
     _seed_everything(seed)
     dataset, iterable = fetch_args[0], fetch_args[1]
