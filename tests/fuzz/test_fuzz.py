@@ -23,12 +23,17 @@ N = int(os.environ.get("LABKIT_FUZZ_EXAMPLES", "700"))
 SETTINGS = settings(max_examples=N, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))
 
-# Error-parity gaps known and accepted: (step, torch's exception, labkit's) -> why.
-_ORDER = ("an index with two faults (an int out of range and a negative step): torch reports "
-          "the one it meets first walking the index, labkit checks every slice step first")
-KNOWN_GAPS = {(s, "IndexError", "ValueError"): _ORDER
-              for s in ("index", "setitem", "iadd_view", "imul_view", "zero_view", "clamp_view",
-                        "fill_view")}
+# Error-parity gaps known and accepted: (torch's exception, labkit's, labkit's message fragment)
+# -> why.
+KNOWN_GAPS = {("IndexError", "ValueError", "step must be greater than zero"):
+              "an index with two faults (an int out of range and a negative step): torch reports "
+              "the one it meets first walking the index, labkit checks every slice step first"}
+
+# Code torch refuses and labkit accepts, known and listed (issue 13's note): (torch's message
+# fragment) -> why. labkit's clone() is always contiguous, torch's keeps a transposed input's
+# strides (preserve_format), so x.t().clone().view(-1) works on labkit and fails on torch.
+KNOWN_ACCEPTS = {"view size is not compatible with input tensor's size and stride":
+                 "clone() does not keep torch's preserve_format strides"}
 
 
 def torch_bug(steps):
@@ -37,6 +42,15 @@ def torch_bug(steps):
     tests/test_torch_semantics.py checks labkit gives the true gradient there."""
     return any(s[0] in ("var", "std") and isinstance(s[1], (tuple, list)) and not s[1]
                for s in steps)
+
+
+
+def degenerate_var(steps):
+    """var/std with correction >= n: torch's first derivative is inf (tests/test_torch_semantics
+    pins labkit to it), and its second derivative through that inf is nan, labkit's 0; neither
+    means anything, so second derivatives of such programs are not compared."""
+    return any(s[0] in ("var", "std") for s in steps)
+
 
 TOL = {"float16": (2e-2, 2e-2), "float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
 
@@ -81,10 +95,13 @@ def check_errors(what, t_err, l_err):
         return False
     if t_err is not None and l_err is not None:
         tn, ln = type(t_err).__name__, type(l_err).__name__
-        if isinstance(l_err, type(t_err)) or (what, tn, ln) in KNOWN_GAPS:
+        if isinstance(l_err, type(t_err)) or any(
+                (tn, ln) == gap[:2] and gap[2] in str(l_err) for gap in KNOWN_GAPS):
             return True
         raise AssertionError(f"{what}: torch raised {tn} ({t_err}), labkit {ln} ({l_err})")
     if t_err is not None:
+        if any(fragment in str(t_err) for fragment in KNOWN_ACCEPTS):
+            return True
         raise AssertionError(f"{what}: torch raised {type(t_err).__name__} ({t_err}), "
                              "labkit accepted")
     raise AssertionError(f"{what}: labkit raised {type(l_err).__name__} ({l_err}), torch "
@@ -182,5 +199,7 @@ def test_second_derivatives_float64(data):
         return L.zeros_like(x) if gg is None else gg
     (rt, et), (rl, el) = run_both(second)
     if check_errors(what + " (second derivative)", et, el):
+        return
+    if degenerate_var(steps) and not torch.isfinite(rt).all():
         return
     compare(rl, rt, what + " (second derivative)")
