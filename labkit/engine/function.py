@@ -122,6 +122,7 @@ class AccumulateGrad(Node):
         self._variable = weakref.ref(variable)
         self._seq = next(_seq)
         self._out_shapes = (variable._data.shape,)
+        self._dtype = variable._data.dtype
 
     @property
     def variable(self):
@@ -130,7 +131,8 @@ class AccumulateGrad(Node):
 
     @property
     def _out_dtypes(self):   # read live: module.to(dtype) swaps a parameter's array in place
-        return (self.variable._data.dtype,)
+        leaf = self.variable
+        return (self._dtype if leaf is None else leaf._data.dtype,)
 
 
 def accumulate_node(leaf):

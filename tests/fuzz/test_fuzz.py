@@ -45,6 +45,13 @@ def torch_bug(steps):
 
 
 
+def torch_self_inconsistent(step, dtype):
+    """x ** 0.5 at -inf: torch's float16 kernel computes pow (inf), its float32/64 kernels sqrt
+    (nan), and labkit computes sqrt for every dtype; torch disagrees with itself, so this one
+    program is not compared."""
+    return dtype == "float16" and step[0] == "pow" and step[1] == ("scalar", 0.5)
+
+
 def degenerate_var(steps):
     """var/std with correction >= n: torch's first derivative is inf (tests/test_torch_semantics
     pins labkit to it), and its second derivative through that inf is nan, labkit's 0; neither
@@ -127,7 +134,7 @@ def _program(data, max_steps):
         what = f"x{shape} {dtype}, steps {steps}"
         (rt, et), (rl, el) = run_both(lambda L, s=s, a=(tt, lt): apply(L, s, a[0] if L is torch
                                                                        else a[1]))
-        if check_errors(what, et, el):
+        if check_errors(what, et, el) or torch_self_inconsistent(s, name_of(tt.dtype)):
             return None
         compare(rl, rt, what + " (value)")
         tt, lt = rt, rl

@@ -3,6 +3,7 @@ import math
 
 from ..promotion import result_type
 from ..function import Function, binary_op, unary_op
+from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
 from . import rules
@@ -160,7 +161,7 @@ class Pow(Function):
         (a,) = ctx.saved_tensors
         p = ctx.p
         if p == 0:
-            return grad * 0, None
+            return zeros_like(grad), None
         return grad * p * a ** (p - 1), None
 
     @staticmethod

@@ -10,6 +10,7 @@ re-reads its history from it (otherwise a view would still point at the base's o
 """
 from ..function import Function
 from ..grad_mode import mode
+from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
@@ -188,7 +189,7 @@ class _Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, (grad.sum() if ctx.needs_input_grad[1] else None)
+        return zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
 class _Copy(Function):
@@ -202,7 +203,7 @@ class _Copy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, (grad if ctx.needs_input_grad[1] else None)
+        return zeros_like(grad), (grad if ctx.needs_input_grad[1] else None)
 
 
 @tensor_method("zero_")

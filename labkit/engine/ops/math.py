@@ -8,6 +8,7 @@ integers unchanged. Each backward is written with Tensor ops, so it can be diffe
 import math
 
 from ..function import Function, unary_op
+from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
 
@@ -211,7 +212,7 @@ class Floor(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zeros_like(grad)
 
 
 class Ceil(Floor):
@@ -237,7 +238,7 @@ class Round(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return zeros_like(grad), None
 
 
 class Frac(Function):

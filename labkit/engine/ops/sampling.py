@@ -15,6 +15,7 @@ from ..defaults import defaults
 from ..device import to_device_array
 from ..function import Function
 from ..grad_mode import mode
+from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .inplace import _Copy, inplace
 
@@ -51,7 +52,8 @@ class Normal(Function):
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
-        return (grad * 0 if need[0] else None), (grad * 0 if need[1] else None), None
+        zero = zeros_like(grad)
+        return (zero if need[0] else None), (zero if need[1] else None), None
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -92,7 +94,7 @@ class Bernoulli(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return zeros_like(grad), None
 
 
 @tensor_method("bernoulli")
