@@ -5,7 +5,7 @@ import pytest
 
 import labkit as lk
 import labkit.nn as nn
-from tests.conftest import assert_close, to_numpy
+from conftest import assert_close, to_numpy
 
 torch = pytest.importorskip("torch")
 

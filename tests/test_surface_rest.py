@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import labkit as lk
-from tests.conftest import assert_close, check_op, rand_array, to_numpy
+from conftest import assert_close, check_op, rand_array, to_numpy
 
 torch = pytest.importorskip("torch")
 

@@ -16,8 +16,9 @@ class Where(Function):
                                "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
         xp = cond.device.xp
-        dt, (x, y) = cast_all(a, b)
-        return xp.where(cond._data, xp.asarray(x, dtype=dt), xp.asarray(y, dtype=dt))
+        dt, (x, y) = cast_all(a, b)       # a Python number stays one: no copy to a GPU
+        out = xp.where(cond._data, x, y)
+        return out if out.dtype == dt else out.astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
