@@ -20,7 +20,10 @@ from .programs import DTYPES, FLOATS, apply, arrays, shapes, step
 torch = pytest.importorskip("torch")
 
 N = int(os.environ.get("LABKIT_FUZZ_EXAMPLES", "700"))
+# The budget in `make test` is the same programs every run (reproducible CI); `make fuzz`
+# (which sets LABKIT_FUZZ_EXAMPLES) draws fresh ones with a new seed per batch.
 SETTINGS = settings(max_examples=N, deadline=None, database=None,
+                    derandomize="LABKIT_FUZZ_EXAMPLES" not in os.environ,
                     suppress_health_check=list(HealthCheck))
 
 # Error-parity gaps known and accepted: (torch's exception, labkit's, labkit's message fragment)
@@ -171,8 +174,10 @@ def test_gradients(data):
         gt = torch.zeros_like(tx)
     if gl is None:
         gl = labkit.zeros_like(lx)
-    compare(gl, gt, what + " (gradient)", tol_dtype=name_of(tx.dtype) if name_of(tx.dtype)
-            != "float32" else "float32")
+    # a program that went through float16 is only as exact as float16 (torch computes half ops
+    # in float32 inside, labkit in float16: both round to float16, at different places)
+    half = any(s[0] == "half" for s in steps) or name_of(tt.dtype) == "float16"
+    compare(gl, gt, what + " (gradient)", tol_dtype="float16" if half else name_of(tx.dtype))
 
 
 @SETTINGS
