@@ -140,6 +140,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 leaf = node.variable
                 if accumulate and leaf is not None:   # None: the leaf itself was freed
                     _accumulate(leaf, grads[0], create_graph, handed)
+                    for fn in tuple(node._post_hooks):
+                        fn(leaf)
                 continue
             if needed is not None and node not in through:
                 continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run

@@ -117,6 +117,7 @@ class AccumulateGrad(Node):
     The leaf owns its node (hooks live there); the node points back weakly, so a graph is
     freed by reference counting as soon as its last tensor goes, not by the cycle collector."""
     _edges = ()
+    _post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
     def __init__(self, variable):
         self._variable = weakref.ref(variable)

@@ -141,6 +141,24 @@ class Tensor:
         node = self.grad_fn if self.grad_fn is not None else accumulate_node(self)
         return node._add_pre_hook(self._out_idx, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call hook(tensor) right after backward adds into this leaf's .grad (DDP starts a
+        bucket's all-reduce here; an optimizer can step a parameter as soon as its grad is
+        final). Returns a handle whose remove() unregisters it."""
+        if self.grad_fn is not None:
+            raise RuntimeError("register_post_accumulate_grad_hook: post accumulate grad hooks "
+                               "cannot be registered on non-leaf tensors (this one was made by "
+                               f"{type(self.grad_fn).__name__}); register it on the leaf.")
+        if not self._rg:
+            raise RuntimeError("register_post_accumulate_grad_hook: cannot register a hook on a "
+                               "tensor that does not require grad. Call x.requires_grad_() first.")
+        from .function import _HookHandle, accumulate_node
+        node = accumulate_node(self)
+        if not node._post_hooks:
+            node._post_hooks = []
+        node._post_hooks.append(hook)
+        return _HookHandle(node._post_hooks, hook)
+
     # --- shape and type -----------------------------------------------------------------
     @property
     def shape(self):
