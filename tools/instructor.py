@@ -168,6 +168,9 @@ def grade(submissions, out, timeout=60, work=WORK, lectures=LECTURES):
         for who in students:
             row = {"student": who}
             for nb_name, cell, _ in cells:
+                if (who, nb_name + ".ipynb") not in found:
+                    row[cell] = ""                      # not submitted: no grade
+                    continue
                 try:
                     g = gb.find_grade(cell, nb_name, ASSIGNMENT, who)
                     row[cell] = g.score
@@ -204,11 +207,13 @@ def main(argv=None):
     g.add_argument("submissions")
     g.add_argument("--out", default=str(ROOT / "grading"))
     g.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60)")
+    for p in (s, g):
+        p.add_argument("--work", default=str(WORK), help="nbgrader's working folder")
     args = parser.parse_args(argv)
     if args.command == "student":
-        student(args.out)
+        student(args.out, Path(args.work))
     else:
-        grade(args.submissions, args.out, args.timeout)
+        grade(args.submissions, args.out, args.timeout, Path(args.work))
 
 
 if __name__ == "__main__":
