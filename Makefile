@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup lab test test-fake-cuda fuzz bench clean student grade
+.PHONY: setup lab test test-fake-cuda fuzz bench clean student student-branch grade
 
 setup: $(STAMP)
 
@@ -29,6 +29,10 @@ SUBMISSIONS ?= submissions
 TIMEOUT ?= 60
 student: setup
 	$(BIN)/python tools/instructor.py student --out course/release
+
+# the student copies committed to the branch `student` (README: push it where Binder serves it)
+student-branch: setup
+	$(BIN)/python tools/instructor.py student-branch --branch student
 
 grade: setup
 	$(BIN)/python tools/instructor.py grade $(SUBMISSIONS) --out grading --timeout $(TIMEOUT)

@@ -260,3 +260,29 @@ def test_an_erroring_and_an_endless_notebook_are_graded_and_the_batch_goes_on(gr
     full = (feedback / "full" / "01_manual_gradients.html").read_text(encoding="utf-8")
     assert "l01_ex3_tests" in full
     assert "09_" not in graded[2]      # stdout names the students, not other files
+
+
+def test_student_branch_has_student_copies_and_no_solution_in_its_history(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=clone, check=True, capture_output=True,
+                              text=True).stdout
+
+    for _ in range(2):                          # a second release adds a commit on top
+        run = subprocess.run([sys.executable, "tools/instructor.py", "student-branch",
+                              "--work", str(tmp_path / "work")], cwd=clone,
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+    files = git("ls-tree", "-r", "--name-only", "student").split()
+    lectures = sorted(f for f in files if f.startswith("course/lectures/"))
+    assert lectures == sorted(f"course/lectures/{p.name}" for p in LECTURES.glob("*.ipynb"))
+    assert "tests/test_instructor.py" not in files and "labkit/__init__.py" in files
+    for f in lectures:
+        text = git("show", f"student:{f}")
+        assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text, f
+    assert len(git("rev-list", "student").split()) == 2          # only student commits
+    merge_base = subprocess.run(["git", "merge-base", "student", "HEAD"], cwd=clone,
+                                capture_output=True, text=True)
+    assert merge_base.returncode != 0                            # nothing shared with main

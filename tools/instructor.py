@@ -1,12 +1,16 @@
 """The instructor's edition: student copies and autograding, done by nbgrader.
 
     python tools/instructor.py student [--out course/release]
+    python tools/instructor.py student-branch [--branch student]
     python tools/instructor.py grade SUBMISSIONS [--out grading] [--timeout 60]
 
 `student` runs nbgrader's own `generate_assignment` on every lecture: solution regions become
 `# YOUR CODE HERE`, hidden tests are removed, test cells are locked. Unlike nbgrader's default,
 stored outputs are kept (pictures, sliders, printed results) except those of solution and test
 cells, which would give the answers away.
+
+`student-branch` commits the same copies, in place of the lectures, to a branch whose history
+has no solutions, for a public repository that Binder serves to students.
 
 `grade` autogrades a folder of submitted notebooks with nbgrader's `autograde` (hidden tests
 put back from the instructor's copy) and `generate_feedback`. SUBMISSIONS is either nbgrader's
@@ -100,6 +104,49 @@ def student(out, work=WORK, lectures=LECTURES):
     names = sorted(p.name for p in out.glob("*.ipynb"))
     print(f"student copies of {len(names)} lectures in {out} "
           f"({time.perf_counter() - start:.1f} s): no solutions, no hidden tests")
+
+
+#: files that hold solutions outside the lectures: left out of the student branch
+NOT_FOR_STUDENTS = ("tests/test_instructor.py", "tests/test_lecture_exercises.py")
+
+
+def student_branch(branch="student", work=WORK, lectures=LECTURES, repo=ROOT):
+    """Commit the student copies to `branch`: the tree of HEAD with course/lectures replaced by
+    the student copies and NOT_FOR_STUDENTS left out. Its history holds only such commits
+    (each one's parent is the branch's previous commit, never a commit with solutions), so the
+    branch can be pushed to a public repository for Binder."""
+    import subprocess
+    import tempfile
+
+    release = generate(work, lectures)
+
+    def git(*args, **kw):
+        return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                              text=True, **kw).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        git("read-tree", "HEAD", env=env)
+        rel_lectures = lectures.resolve().relative_to(Path(repo).resolve()).as_posix()
+        for old in git("ls-files", rel_lectures, env=env).splitlines():
+            if old.endswith(".ipynb"):
+                git("rm", "--cached", "-q", old, env=env)
+        for nb in sorted(release.glob("*.ipynb")):
+            blob = git("hash-object", "-w", str(nb))
+            git("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel_lectures}/{nb.name}",
+                env=env)
+        for path in NOT_FOR_STUDENTS:
+            git("rm", "--cached", "-q", "--ignore-unmatch", path, env=env)
+        tree = git("write-tree", env=env)
+    parent = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/heads/{branch}"],
+                            cwd=repo, capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD")
+    commit = git("commit-tree", tree, *(["-p", parent] if parent else []),
+                 "-m", f"Student copies of the course at {head} (make student-branch)")
+    git("update-ref", f"refs/heads/{branch}", commit)
+    print(f"branch {branch} -> {commit[:10]}: the course at {head} with student copies of the "
+          f"lectures; push it to the public repository Binder serves "
+          f"(git push <remote> {branch})")
+    return commit
 
 
 def _grade_ids(path):
@@ -203,15 +250,19 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("student", help="build the student copies")
     s.add_argument("--out", default=str(ROOT / "course" / "release"))
+    b = sub.add_parser("student-branch", help="commit the student copies to a branch")
+    b.add_argument("--branch", default="student")
     g = sub.add_parser("grade", help="autograde a folder of submissions")
     g.add_argument("submissions")
     g.add_argument("--out", default=str(ROOT / "grading"))
     g.add_argument("--timeout", type=int, default=60, help="seconds per cell (default 60)")
-    for p in (s, g):
+    for p in (s, b, g):
         p.add_argument("--work", default=str(WORK), help="nbgrader's working folder")
     args = parser.parse_args(argv)
     if args.command == "student":
         student(args.out, Path(args.work))
+    elif args.command == "student-branch":
+        student_branch(args.branch, Path(args.work))
     else:
         grade(args.submissions, args.out, args.timeout, Path(args.work))
 
