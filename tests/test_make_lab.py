@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+if os.environ.get("LABKIT_FAKE_CUDA"):       # make test-fake-cuda: nothing here uses a device
+    pytest.skip("runs once, in make test (no device code here)", allow_module_level=True)
+
 ROOT = Path(__file__).resolve().parent.parent
 JUPYTER = Path(sys.executable).parent / "jupyter"
 
