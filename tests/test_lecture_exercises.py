@@ -337,3 +337,27 @@ def test_lecture03_sigmoid_numbers_as_the_lecture_states():
     assert math.log(np.finfo(np.float32).max) / 2 == pytest.approx(44.36, abs=0.01)
     assert -math.log(np.finfo(np.float32).smallest_subnormal) == pytest.approx(103.28, abs=0.01)
     assert -math.log(tiny) == pytest.approx(87.34, abs=0.01)
+
+
+
+def test_lecture02_states_pytorchs_backward_order():
+    """Correction 8: the order lecture 02 prints for PyTorch is the one torch records, with
+    the code the lecture shows."""
+    import ast
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parent.parent / "course" / "lectures" /
+                     "02_autograd.ipynb").read_text(encoding="utf-8"))
+    cell = next("".join(c["source"]) for c in nb["cells"]
+                if c["cell_type"] == "code" and "in_pytorch = [" in "".join(c["source"]))
+    stated = next(ast.literal_eval(n.value) for n in ast.walk(ast.parse(cell))
+                  if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "in_pytorch")
+    shown = next("".join(c["source"]) for c in nb["cells"]
+                 if c["cell_type"] == "markdown" and "def torch_order(" in "".join(c["source"]))
+    code = shown.split("```python\n")[1].split("```")[0]
+    w1, w2 = labkit.randn(1000, 100, requires_grad=True), labkit.randn(100, 10, requires_grad=True)
+    x, y = labkit.randn(64, 1000), labkit.randn(64, 10)
+    names = {"w1": w1, "w2": w2, "x": x, "y": y}
+    exec(code.replace("torch_order((", "recorded = torch_order(("), names)  # noqa: S102
+    assert names["recorded"] == stated
+    assert stated.index("AccumulateGrad(w2)") < stated.index("ClampBackward1")
