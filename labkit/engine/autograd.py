@@ -8,7 +8,8 @@ from heapq import heappop, heappush
 
 from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import Observers, mode, set_anomaly
+from .grad_mode import mode, process, set_anomaly
+from .hooks import HookList
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -99,87 +100,40 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     A max-heap on sequence number yields the nodes in reverse creation order; a node is pushed
     when its first gradient arrives and popped only after every node made later (all its
-    consumers) has run, so its gradient is complete by then.
+    consumers) has run, so its gradient is complete by then. Each step is one of four small
+    functions: seed (the roots' gradients), call_backward (the node's formula, checked),
+    send_to_inputs (sum each gradient into the node it flows to), accumulate (into a leaf's
+    .grad).
     """
+    pending = _Pending()
     roots = _root_grads(outputs, grad_outputs)
-    buffers = {}
-    heap = []
-    for node, idx, g in roots:
-        if node not in buffers:
-            heappush(heap, (-node._seq, node))
-        _add_to_buffer(buffers, node, idx, g)
-    targets = needed = results = None
+    for node, idx, g in roots:                                          # seed
+        pending.add(node, idx, g)
+    targets = needed = through = results = None
     if inputs is not None:
-        targets = {}
-        for i, t in enumerate(inputs):
-            if not t._rg:
-                raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
-                                   "the graph. Create it with requires_grad=True.")
-            node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
-            targets.setdefault(node, []).append((i, t._out_idx))
+        targets, results = _targets(inputs), [None] * len(inputs)
         needed, through = _needed(_collect([r[0] for r in roots]), targets)
-        results = [None] * len(inputs)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
     mode.enabled = bool(create_graph)
-    anomaly = mode.anomaly
-    watchers = mode.node_observers
+    watchers = mode.node_hooks
     try:
-        while heap:
-            node = heappop(heap)[1]
-            grads = buffers.pop(node)
+        while pending.heap:
+            node, grads = pending.pop()
             if node._hooks:
                 grads = _run_hooks(node, grads)
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            if watchers:
-                for fn in tuple(watchers):
-                    fn(node, grads)
+            for fn in watchers:
+                fn(node, grads)
             if type(node) is AccumulateGrad:
-                leaf = node.variable
-                if accumulate and leaf is not None:   # None: the leaf itself was freed
-                    _accumulate(leaf, grads[0], create_graph, handed)
-                    for fn in tuple(node._post_hooks):
-                        fn(leaf)
+                if accumulate:
+                    accumulate_leaf(node, grads[0], create_graph, handed)
                 continue
-            if needed is not None and node not in through:
+            if through is not None and node not in through:
                 continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run
-            # run the node's backward and hand each input's gradient on (inlined: hot loop)
-            if node._freed:
-                node.saved_tensors  # raises "backward through the graph a second time"
-            if len(grads) > 1:
-                _zeros_for_unused(node, grads)
-            out = node._fn.backward(node, *grads)
-            if type(out) is not tuple:
-                out = (out,)
-            edges = node._edges
-            if len(out) != len(edges):
-                raise _arity_error(node, out)
-            if anomaly:
-                _check_nan(node, out)
-            for e, g in zip(edges, out):
-                if g is None or e is None:
-                    continue
-                nxt, idx = e
-                if nxt is None or (needed is not None and nxt not in needed):
-                    continue
-                if not isinstance(g, Tensor):
-                    g = _make(g, node._device)
-                shape = nxt._out_shapes[idx]
-                if g._data.shape != shape:
-                    g = _reduce_grad(node, edges.index(e), g, shape)
-                dts = nxt._out_dtypes
-                if dts is not None and g._data.dtype is not dts[idx] and g._data.dtype != dts[idx]:
-                    g = g.to(_dt.from_np(dts[idx]))   # as torch: each input gets its own dtype
-                slot = buffers.get(nxt)
-                if slot is None:
-                    heappush(heap, (-nxt._seq, nxt))
-                    if len(nxt._out_shapes) == 1:
-                        buffers[nxt] = [g]
-                        continue
-                    slot = buffers[nxt] = [None] * len(nxt._out_shapes)
-                slot[idx] = g if slot[idx] is None else slot[idx] + g
+            send_to_inputs(node, call_backward(node, grads), pending, needed)
             if not retain_graph and node._saved:
                 node._saved = ()
                 node._freed = True
@@ -194,6 +148,91 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     return results
 
 
+class _Pending:
+    """The nodes waiting to run (a heap on -seq) and the gradients summed for each so far."""
+    __slots__ = ("heap", "buffers")
+
+    def __init__(self):
+        self.heap = []
+        self.buffers = {}
+
+    def add(self, node, idx, g):
+        """Sum g into the gradient of node's output idx (queueing node on its first one)."""
+        slot = self.buffers.get(node)
+        if slot is None:
+            heappush(self.heap, (-node._seq, node))
+            if len(node._out_shapes) == 1:
+                self.buffers[node] = [g]
+                return
+            slot = self.buffers[node] = [None] * len(node._out_shapes)
+        slot[idx] = g if slot[idx] is None else slot[idx] + g
+
+    def pop(self):
+        node = heappop(self.heap)[1]
+        return node, self.buffers.pop(node)
+
+
+def call_backward(node, grads):
+    """node's backward formula on its outputs' gradients, with the checks that make its
+    mistakes readable: used twice, wrong number of gradients, nan (anomaly mode)."""
+    if node._freed:
+        node.saved_tensors  # raises "backward through the graph a second time"
+    if len(grads) > 1 and node._materialize:
+        _zeros_for_unused(node, grads)
+    out = node._fn.backward(node, *grads)
+    if type(out) is not tuple:
+        out = (out,)
+    if len(out) != len(node._edges):
+        raise _arity_error(node, out)
+    if process.anomaly:
+        _check_nan(node, out)
+    return out
+
+
+def send_to_inputs(node, grads, pending, needed=None):
+    """Hand each input's gradient to the node that made that input: summed back to the
+    input's shape (broadcasting undone) and cast to its dtype (as torch: each input gets
+    its own dtype). `needed` (for grad()) skips nodes no wanted gradient passes through."""
+    for e, g in zip(node._edges, grads):
+        if g is None or e is None:
+            continue
+        nxt, idx = e
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
+        if not isinstance(g, Tensor):
+            g = _make(g, node._device)
+        shape = nxt._out_shapes[idx]
+        if g._data.shape != shape:
+            g = _reduce_grad(node, node._edges.index(e), g, shape)
+        dt = nxt._out_dtypes[idx]
+        if g._data.dtype is not dt and g._data.dtype != dt:
+            g = g.to(_dt.from_np(dt))
+        pending.add(nxt, idx, g)
+
+
+def accumulate_leaf(node, g, create_graph, handed=()):
+    """Add g into the leaf's .grad (nothing when the leaf itself was freed), then run the
+    leaf's post-accumulate-grad hooks."""
+    leaf = node.variable
+    if leaf is None:
+        return
+    _accumulate(leaf, g, create_graph, handed)
+    for fn in tuple(node._post_hooks):
+        fn(leaf)
+
+
+def _targets(inputs):
+    """{node: [(input position, output index), ...]} for the inputs of grad()."""
+    targets = {}
+    for i, t in enumerate(inputs):
+        if not t._rg:
+            raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
+                               "the graph. Create it with requires_grad=True.")
+        node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
+        targets.setdefault(node, []).append((i, t._out_idx))
+    return targets
+
+
 def _needed(nodes, targets):
     """(nodes that must receive a gradient, nodes that must run): a node runs only if some
     target lies beyond it; a target with nothing needed beyond it is only read (torch does
@@ -206,13 +245,6 @@ def _needed(nodes, targets):
         elif node in targets:
             needed.add(node)
     return needed, through
-
-
-def _add_to_buffer(buffers, node, idx, g):
-    slot = buffers.get(node)
-    if slot is None:
-        slot = buffers[node] = [None] * len(node._out_shapes)
-    slot[idx] = g if slot[idx] is None else slot[idx] + g
 
 
 def _run_hooks(node, grads):
@@ -234,8 +266,7 @@ def _retains_last(fn):
     return getattr(fn, "_retains_grad", False)
 
 
-observers = Observers("node_observers")  # fn(node, grads) as each node this thread's backward
-# reaches runs, in the engine's real order
+observers = HookList("node_hooks")  # the old name of hooks.node_hooks (fn(node, grads))
 
 
 def _zeros_for_unused(node, grads):
