@@ -15,7 +15,7 @@ import inspect
 import operator
 import textwrap
 
-from ..engine.grad_mode import mode
+from ..engine import hooks
 from ..engine.tensor import Tensor
 from . import interpreter
 from .ir import Graph, Value, python_code
@@ -473,17 +473,14 @@ class ScriptFunction(ModuleView):
         return python_code(self.graph)
 
     def __call__(self, *args):
-        tracer = mode.tracer
+        tracer = hooks.current_tracer()
         if tracer is None:
             return self.apply(*args)
-        mode.tracer = None            # run untraced, then record the whole call as one node
-        try:
+        with hooks.tracing(None):     # run untraced, then record the whole call as one node
             out = self.apply(*args)
             # fresh tensor objects: a branch may return an input as it is, and the tracer
             # would take that for the value it already knows
             out = tuple(_fresh(o) for o in out) if isinstance(out, tuple) else _fresh(out)
-        finally:
-            mode.tracer = tracer
         tracer.record(self, args, out)
         return out
 
