@@ -8,7 +8,7 @@ from heapq import heappop, heappush
 
 from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import mode, process, set_anomaly
+from .grad_mode import mode, no_grad, process, set_anomaly
 from .hooks import HookList
 from .tensor import Tensor, tensor_method
 
@@ -368,6 +368,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(res)
 
 
+def zero_grad(tensors, set_to_none=True):
+    """Forget each tensor's gradient (backward adds into .grad, it does not replace): set it
+    to None, or fill it with zeros in place (Module.zero_grad and Optimizer.zero_grad)."""
+    for t in tensors:
+        if t.grad is None:
+            continue
+        if set_to_none:
+            t.grad = None
+            continue
+        if t.grad.grad_fn is not None:
+            t.grad = t.grad.detach()
+        with no_grad():
+            t.grad.zero_()
+
+
 class detect_anomaly:
     """Record where each op was created and stop at the first backward that makes nan."""
 
@@ -389,4 +404,4 @@ def set_detect_anomaly(mode_on):
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
-           "execution_order"]
+           "execution_order", "zero_grad"]
