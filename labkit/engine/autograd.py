@@ -100,15 +100,15 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     A max-heap on sequence number yields the nodes in reverse creation order; a node is pushed
     when its first gradient arrives and popped only after every node made later (all its
-    consumers) has run, so its gradient is complete by then. Each step is one of four small
-    functions: seed (the roots' gradients), call_backward (the node's formula, checked),
-    send_to_inputs (sum each gradient into the node it flows to), accumulate (into a leaf's
-    .grad).
+    consumers) has run, so its gradient is complete by then. Each node is one of: a leaf
+    (accumulate_leaf adds into .grad) or an op (call_backward runs its formula, checked, and
+    send_to_inputs sums each gradient into the node it flows to).
     """
-    pending = _Pending()
     roots = _root_grads(outputs, grad_outputs)
-    for node, idx, g in roots:                                          # seed
-        pending.add(node, idx, g)
+    buffers = {}     # node -> the gradients summed so far, one per output
+    heap = []        # (-seq, node) for every node with a gradient waiting
+    for node, idx, g in roots:                                  # seed
+        _add(buffers, heap, node, idx, g)
     targets = needed = through = results = None
     if inputs is not None:
         targets, results = _targets(inputs), [None] * len(inputs)
@@ -118,8 +118,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     mode.enabled = bool(create_graph)
     watchers = mode.node_hooks
     try:
-        while pending.heap:
-            node, grads = pending.pop()
+        while heap:
+            node = heappop(heap)[1]
+            grads = buffers.pop(node)
             if node._hooks:
                 grads = _run_hooks(node, grads)
             if targets is not None and node in targets:
@@ -130,13 +131,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if type(node) is AccumulateGrad:
                 if accumulate:
                     accumulate_leaf(node, grads[0], create_graph, handed)
-                continue
-            if through is not None and node not in through:
-                continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run
-            send_to_inputs(node, call_backward(node, grads), pending, needed)
-            if not retain_graph and node._saved:
-                node._saved = ()
-                node._freed = True
+            elif through is None or node in through:  # else: grad() w.r.t. a non-leaf: its
+                send_to_inputs(node, call_backward(node, grads), buffers, heap, needed)  # grad
+                if not retain_graph and node._saved:  # is taken, its node not run
+                    node._saved = ()
+                    node._freed = True
     finally:
         mode.enabled = prev
     if results is not None:
@@ -146,30 +145,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     f"grad: input {i} was not used to compute the outputs, so its gradient is "
                     "undefined. Pass allow_unused=True to get None for it.")
     return results
-
-
-class _Pending:
-    """The nodes waiting to run (a heap on -seq) and the gradients summed for each so far."""
-    __slots__ = ("heap", "buffers")
-
-    def __init__(self):
-        self.heap = []
-        self.buffers = {}
-
-    def add(self, node, idx, g):
-        """Sum g into the gradient of node's output idx (queueing node on its first one)."""
-        slot = self.buffers.get(node)
-        if slot is None:
-            heappush(self.heap, (-node._seq, node))
-            if len(node._out_shapes) == 1:
-                self.buffers[node] = [g]
-                return
-            slot = self.buffers[node] = [None] * len(node._out_shapes)
-        slot[idx] = g if slot[idx] is None else slot[idx] + g
-
-    def pop(self):
-        node = heappop(self.heap)[1]
-        return node, self.buffers.pop(node)
 
 
 def call_backward(node, grads):
@@ -189,11 +164,13 @@ def call_backward(node, grads):
     return out
 
 
-def send_to_inputs(node, grads, pending, needed=None):
+def send_to_inputs(node, grads, buffers, heap, needed=None):
     """Hand each input's gradient to the node that made that input: summed back to the
-    input's shape (broadcasting undone) and cast to its dtype (as torch: each input gets
-    its own dtype). `needed` (for grad()) skips nodes no wanted gradient passes through."""
-    for e, g in zip(node._edges, grads):
+    input's shape (broadcasting undone), cast to its dtype (as torch: each input gets its
+    own dtype), added to what that node has received. `needed` (for grad()) skips nodes no
+    wanted gradient passes through."""
+    edges = node._edges
+    for e, g in zip(edges, grads):
         if g is None or e is None:
             continue
         nxt, idx = e
@@ -203,11 +180,25 @@ def send_to_inputs(node, grads, pending, needed=None):
             g = _make(g, node._device)
         shape = nxt._out_shapes[idx]
         if g._data.shape != shape:
-            g = _reduce_grad(node, node._edges.index(e), g, shape)
+            g = _reduce_grad(node, edges.index(e), g, shape)
         dt = nxt._out_dtypes[idx]
         if g._data.dtype is not dt and g._data.dtype != dt:
             g = g.to(_dt.from_np(dt))
-        pending.add(nxt, idx, g)
+        slot = buffers.get(nxt)
+        if slot is None and len(nxt._out_shapes) == 1:   # the common case, inlined
+            heappush(heap, (-nxt._seq, nxt))
+            buffers[nxt] = [g]
+        else:
+            _add(buffers, heap, nxt, idx, g)
+
+
+def _add(buffers, heap, node, idx, g):
+    """Sum g into the gradient of node's output idx (queueing node on its first one)."""
+    slot = buffers.get(node)
+    if slot is None:
+        heappush(heap, (-node._seq, node))
+        slot = buffers[node] = [None] * len(node._out_shapes)
+    slot[idx] = g if slot[idx] is None else slot[idx] + g
 
 
 def accumulate_leaf(node, g, create_graph, handed=()):
