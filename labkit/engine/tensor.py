@@ -1,7 +1,8 @@
 """Tensor: an array on a device, plus what autograd needs (requires_grad, grad, grad_fn, version).
 
-Ops are attached as methods by the modules that define them (`tensor_method`), so each op's
-forward, backward and Tensor method sit together in one file.
+Ops are attached as methods by the modules that define them, always with `tensor_method`
+(`exp = tensor_method("exp")(unary_op(Exp))`, or as a decorator), so each op's forward,
+backward and Tensor method sit together in one file.
 """
 import weakref
 
