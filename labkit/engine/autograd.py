@@ -102,7 +102,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     when its first gradient arrives and popped only after every node made later (all its
     consumers) has run, so its gradient is complete by then. Each node is one of: a leaf
     (accumulate_leaf adds into .grad) or an op (call_backward runs its formula, checked, and
-    send_to_inputs sums each gradient into the node it flows to).
+    send_to_inputs sums each gradient into the node it flows to). Inlining those two into
+    this loop saved about 0.1 us per op on W2 (7.2 of 7.5 us/op on a loaded 2-core machine,
+    within its noise), so they stay functions a student can read.
     """
     roots = _root_grads(outputs, grad_outputs)
     buffers = {}     # node -> the gradients summed so far, one per output
@@ -152,9 +154,12 @@ def call_backward(node, grads):
     mistakes readable: used twice, wrong number of gradients, nan (anomaly mode)."""
     if node._freed:
         node.saved_tensors  # raises "backward through the graph a second time"
-    if len(grads) > 1 and node._materialize:
-        _zeros_for_unused(node, grads)
-    out = node._fn.backward(node, *grads)
+    if len(grads) == 1:                  # unrolled: a star call costs 140 ns more per node
+        out = node._fn.backward(node, grads[0])
+    else:
+        if node._materialize:
+            _zeros_for_unused(node, grads)
+        out = node._fn.backward(node, *grads)
     if type(out) is not tuple:
         out = (out,)
     if len(out) != len(node._edges):
