@@ -15,7 +15,7 @@ def calls():
     """The names of the xp functions generated code may call: the base ones and those every
     op's template uses (read from the op table)."""
     names = dict.fromkeys(BASE_CALLS)
-    for cls in table.ops():
+    for cls in table.ops(everywhere=True):
         t = table.lookup(cls, "numpy")
         if t is not table.CALL:
             names.update(dict.fromkeys(t.calls))

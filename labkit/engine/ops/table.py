@@ -96,8 +96,9 @@ def require(cls, backend, op=None):
     return entry
 
 
-def ops():
-    """Every Function subclass labkit defines (the op table's rows)."""
+def ops(everywhere=False):
+    """Every Function subclass labkit defines (the op table's rows); everywhere=True: those
+    defined anywhere (a user's op has rows too)."""
     from ..function import Function
     seen, todo = [], [Function]
     while todo:
@@ -105,4 +106,4 @@ def ops():
             if sub not in seen:
                 seen.append(sub)
                 todo.append(sub)
-    return [c for c in seen if c.__module__.startswith("labkit.")]
+    return seen if everywhere else [c for c in seen if c.__module__.startswith("labkit.")]
