@@ -100,7 +100,7 @@ def test_comparisons_are_classes_of_compare():
     fns = [n.fn for n in g.graph.nodes]
     assert fns == [compare.Gt, compare.Eq, compare.LogicalAnd, compare.Lt, compare.Not,
                    compare.LogicalOr]
-    assert [n.kind for n in g.graph.nodes] == ["gt", "eq", "logical_and", "lt", "not",
+    assert [n.kind for n in g.graph.nodes] == ["gt", "eq", "logical_and", "lt", "logical_not",
                                                "logical_or"]
 
 

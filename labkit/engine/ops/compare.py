@@ -87,7 +87,7 @@ logical_xor = _bind(LogicalXor, "__xor__", "__rxor__")
 
 
 class Not(Function):
-    arity, elementwise = 1, True
+    op_name, arity, elementwise = "logical_not", 1, True
     numpy, cuda, onnx = Numpy("logical_not({0}, {out})"), "(!{0})", "Not"
 
     @staticmethod

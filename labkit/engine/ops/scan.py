@@ -26,6 +26,7 @@ def _one_dim(dim, ndim, name):
 
 class Cumsum(Function):
     node_name = "CumsumBackward0"
+    op_name = "cumsum"
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -52,6 +53,7 @@ def cumsum(input, dim, dtype=None):
 
 class Cumprod(Function):
     node_name = "CumprodBackward0"
+    op_name = "cumprod"
 
     @staticmethod
     def forward(ctx, x, dim):

@@ -51,6 +51,7 @@ class Sort(Function):
 
 class Topk(Sort):
     node_name = "TopkBackward0"
+    op_name = "topk"
 
 
 @tensor_method("sort")

@@ -383,6 +383,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
 
 
 class Bincount(Function):
+    op_name = "bincount"
     @staticmethod
     def forward(ctx, x, weights, minlength):
         xp = x.device.xp
