@@ -100,10 +100,10 @@ def ops(everywhere=False):
     """Every Function subclass labkit defines (the op table's rows); everywhere=True: those
     defined anywhere (a user's op has rows too)."""
     from ..function import Function
-    seen, todo = [], [Function]
+    seen, todo = {}, [Function]
     while todo:
         for sub in todo.pop().__subclasses__():
             if sub not in seen:
-                seen.append(sub)
+                seen[sub] = None
                 todo.append(sub)
-    return seen if everywhere else [c for c in seen if c.__module__.startswith("labkit.")]
+    return [c for c in seen if everywhere or c.__module__.startswith("labkit.")]
