@@ -1,6 +1,6 @@
-"""The numpy call (or calls) each op becomes in a generated program: one template per kind of
-op, writing into the buffer the allocator chose for it. An op without a template runs its
-Function's forward on stand-ins (runtime.forward_caller).
+"""The numpy call (or calls) each op becomes in a generated program: the op's `numpy` template
+in the op table (engine/ops/table.py), writing into the buffer the allocator chose for it. An op
+without a template runs its Function's forward on stand-ins (runtime.forward_caller).
 """
 from ..engine.ops import table
 from .ir import Raw, Value

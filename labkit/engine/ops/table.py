@@ -17,7 +17,8 @@ Function beside its forward and backward. A backend looks its entry up there and
                  computes many at once)
 
 An entry is found the way Python finds a method, except that a subclass which overrides
-forward does not inherit its parent's (it computes something else).
+forward does not inherit its parent's (it computes something else); op_name and node_name are
+plain class attributes. `ops()` lists the rows; tests/test_op_table.py checks every row.
 """
 import re
 
@@ -55,7 +56,8 @@ class Numpy:
     """How the code generator writes an op. `code`: a format string of one call ({0}, {1}
     ...: the operands; {out}: the buffer to write; {shape}: the output's shape), or a function
     (gen, node, name, out) -> lines. `when(node)`: whether it applies to this node (else the
-    program calls the op's forward). A `view` is an expression on its input, with no buffer."""
+    program calls the op's forward). A `view` is an expression on its input, with no buffer
+    (its function returns that expression)."""
 
     def __init__(self, code, when=None, view=False, calls=()):
         self.code, self.when, self.view = code, when, view
