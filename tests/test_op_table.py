@@ -89,6 +89,14 @@ def test_the_cuda_generator_writes_each_elementwise_op_or_names_it(cls):
         assert "in0" in src and "{" not in src
 
 
+def test_a_number_compared_in_a_cuda_kernel_keeps_the_tensors_type():
+    f = jit.compile(lambda x, y: ((x > 0.5) ^ (y > 0)) & (x < 1))
+    x, y = labkit.randn(4, 3), labkit.randn(4, 3)
+    f(x, y)
+    body = kernel_source(next(n for n in f.graph.nodes if n.kind == "fused"))[3]
+    assert "bool t0 = (in0 > ((float)0.5));" in body and "(!t0 != !t1)" in body
+
+
 def test_jit_names_come_from_the_table():
     assert table.name(labkit.engine.ops.reduce.SumAll) == "sum"
     assert table.name(labkit.engine.ops.linalg.Mm) == "mm"

@@ -22,7 +22,11 @@ def expression(node, name, ctype):
     """The C expression computing a member node's output from its operands' names: the op's
     `cuda` entry in the op table."""
     code = table.require(node.fn, "cuda", node.kind)
-    ops = [name(a) if isinstance(a, Value) else _lit(a, ctype) for a in node.args]
+    lit = ctype
+    if ctype == "bool":          # a comparison: a number takes its tensor operand's type
+        v = next((a for a in node.args if isinstance(a, Value)), None)
+        lit = ctype if v is None else _C_TYPES[v.dtype.name]
+    ops = [name(a) if isinstance(a, Value) else _lit(a, lit) for a in node.args]
     return code(ops, node, ctype) if callable(code) else code.format(*ops, ctype=ctype)
 
 

@@ -17,6 +17,7 @@ class LeakyRelu(Function):
     """x where x > 0, else slope * x: negative inputs keep a small gradient."""
     node_name = "LeakyReluBackward0"
     arity, elementwise = 2, True
+    cuda = "({0} > 0 ? {0} : {0} * {1})"
 
     @staticmethod
     def onnx(w, node, out):

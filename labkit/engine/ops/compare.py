@@ -61,7 +61,7 @@ class LogicalOr(_Compare):
 
 class LogicalXor(_Compare):
     op_name, ufunc = "logical_xor", "logical_xor"
-    numpy, onnx = Numpy("logical_xor({0}, {1}, {out})"), "Xor"
+    numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
 
 
 def _bind(cls, dunder, reflected=None):
