@@ -57,6 +57,20 @@ def onnx_has(op):
     return onnx.defs.has(op)
 
 
+_NAMES_ONLY = {"__module__", "__qualname__", "__doc__", "__firstlineno__", "__static_attributes__",
+               "node_name", "op_name", "_node_cls"}
+
+
+@pytest.mark.parametrize("cls", OPS, ids=ID)
+def test_an_inherited_entry_belongs_to_a_subclass_that_differs_only_by_name(cls):
+    """A subclass that keeps its parent's forward inherits its entries; one that changes what
+    forward computes through a class attribute (Minimum's pick, Ceil's fn) declares its own."""
+    changed = set(vars(cls)) - _NAMES_ONLY - set(table._DEFAULTS)
+    for backend in ("numpy", "cuda", "onnx"):
+        if backend not in vars(cls) and table.lookup(cls, backend) is not table.BACKENDS[backend]:
+            assert not changed, f"{cls.__name__} inherits its {backend} entry but sets {changed}"
+
+
 ELEMENTWISE = [c for c in OPS if table.lookup(c, "elementwise")]
 
 
@@ -95,6 +109,23 @@ def test_a_number_compared_in_a_cuda_kernel_keeps_the_tensors_type():
     f(x, y)
     body = kernel_source(next(n for n in f.graph.nodes if n.kind == "fused"))[3]
     assert "bool t0 = (in0 > ((float)0.5));" in body and "(!t0 != !t1)" in body
+
+
+@pytest.mark.parametrize("op", ["sinh", "cosh", "tan", "asin", "acos", "atan", "reciprocal",
+                                "floor", "ceil", "erf", "exp", "sqrt", "abs", "neg", "sign"])
+def test_onnx_forms_of_unary_ops_compute_what_labkit_does(op, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx.reference import ReferenceEvaluator
+    x = labkit.rand(5, 4) * 1.8 - 0.9                      # inside asin's and acos's domain
+    f = getattr(labkit.Tensor, op)
+    model = labkit.onnx.export(lambda x: f(x), x, tmp_path / "m.onnx")
+    (got,) = ReferenceEvaluator(model).run(None, {model.graph.input[0].name: x.numpy()})
+    assert np.allclose(got, f(x).numpy(), atol=1e-6, equal_nan=True)
+
+
+def test_trunc_says_it_has_no_onnx_form(tmp_path):
+    with pytest.raises(table.Unsupported, match="no ONNX form for the op 'trunc'"):
+        labkit.onnx.export(lambda x: x.trunc(), labkit.randn(3), tmp_path / "m.onnx")
 
 
 def test_jit_names_come_from_the_table():
