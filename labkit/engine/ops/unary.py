@@ -167,11 +167,11 @@ class TanhDeriv(Function):
 
 
 def _tanh_backward_numpy(gen, node, name, out):
-    """g - g * y * y, in the engine's order."""
+    """g * (1 - y * y), in the engine's order."""
     g, y = gen.arg(node.args[0]), gen.arg(node.args[1])
     s = gen.scratch(node.outputs[0], 0)
-    return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {s})",
-            f"{name} = subtract({g}, {s}, {out})"]
+    return [f"multiply({y}, {y}, {s})", f"subtract(1, {s}, {s})",
+            f"{name} = multiply({g}, {s}, {out})"]
 
 
 class TanhGrad(Function):
@@ -179,7 +179,7 @@ class TanhGrad(Function):
     node_name = "TanhBackwardBackward0"
     op_name, arity, elementwise = "tanh_backward", 2, True
     numpy, derivative = Numpy(_tanh_backward_numpy), TanhDeriv
-    cuda = "({0} - {0} * {1} * {1})"
+    cuda = "({0} * (({ctype})1 - {1} * {1}))"          # the engine's order
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -233,21 +233,21 @@ class Sigmoid(Function):
 
 
 class SigmoidDeriv(Function):
-    """y - y**2 = y (1 - y), sigmoid's derivative from its output y (see TanhDeriv)."""
-    numpy = Numpy(lambda gen, node, y, d: [f"multiply({y}, {y}, {d})", f"subtract({y}, {d}, {d})"])
+    """y (1 - y), sigmoid's derivative from its output y, in the engine's order (see TanhDeriv)."""
+    numpy = Numpy(lambda gen, node, y, d: [f"subtract(1, {y}, {d})", f"multiply({y}, {d}, {d})"])
 
     @staticmethod
     def forward(ctx, y):
         d = y._data
-        return d - d * d
+        return d * (1 - d)
 
 
 def _sigmoid_backward_numpy(gen, node, name, out):
-    """gy = g * y; gy - gy * y."""
+    """g * (y * (1 - y)), in the engine's order."""
     g, y = gen.arg(node.args[0]), gen.arg(node.args[1])
-    s, t = gen.scratch(node.outputs[0], 0), gen.scratch(node.outputs[0], 1)
-    return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {t})",
-            f"{name} = subtract({s}, {t}, {out})"]
+    s = gen.scratch(node.outputs[0], 0)
+    return [f"subtract(1, {y}, {s})", f"multiply({y}, {s}, {s})",
+            f"{name} = multiply({g}, {s}, {out})"]
 
 
 class SigmoidGrad(Function):
@@ -255,7 +255,7 @@ class SigmoidGrad(Function):
     node_name = "SigmoidBackwardBackward0"
     op_name, arity, elementwise = "sigmoid_backward", 2, True
     numpy, derivative = Numpy(_sigmoid_backward_numpy), SigmoidDeriv
-    cuda = "({0} * {1} - {0} * {1} * {1})"
+    cuda = "({0} * ({1} * (({ctype})1 - {1})))"        # the engine's order
 
     @staticmethod
     def forward(ctx, grad, y):
