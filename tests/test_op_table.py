@@ -53,8 +53,7 @@ def test_each_backend_supports_the_op_or_names_it(cls):
 
 
 def onnx_has(op):
-    onnx = pytest.importorskip("onnx")
-    return onnx.defs.has(op)
+    return pytest.importorskip("onnx").defs.has(op)
 
 
 _NAMES_ONLY = {"__module__", "__qualname__", "__doc__", "__firstlineno__", "__static_attributes__",
@@ -114,7 +113,7 @@ def test_a_number_compared_in_a_cuda_kernel_keeps_the_tensors_type():
 @pytest.mark.parametrize("op", ["sinh", "cosh", "tan", "asin", "acos", "atan", "reciprocal",
                                 "floor", "ceil", "erf", "exp", "sqrt", "abs", "neg", "sign"])
 def test_onnx_forms_of_unary_ops_compute_what_labkit_does(op, tmp_path):
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx.reference import ReferenceEvaluator
     x = labkit.rand(5, 4) * 1.8 - 0.9                      # inside asin's and acos's domain
     f = getattr(labkit.Tensor, op)
@@ -210,7 +209,7 @@ def test_a_toy_op_without_entries_is_called_and_named():
 
 
 def test_a_toy_op_is_exported_to_onnx_through_the_table(tmp_path):
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx.reference import ReferenceEvaluator
     x, y = labkit.randn(4, 3) * 3, labkit.randn(4, 3)
     model = labkit.onnx.export(_f(TableFloor), (x, y), tmp_path / "m.onnx")
