@@ -127,6 +127,12 @@ def test_trunc_says_it_has_no_onnx_form(tmp_path):
         labkit.onnx.export(lambda x: x.trunc(), labkit.randn(3), tmp_path / "m.onnx")
 
 
+def test_only_a_function_has_entries():
+    """A graph node may call a method or a Module: Tensor.numpy and Module.cuda are no entries."""
+    for fn in (labkit.Tensor, labkit.nn.Linear, float, None, len):
+        assert [table.lookup(fn, b) for b in table.BACKENDS] == list(table.BACKENDS.values())
+
+
 def test_jit_names_come_from_the_table():
     assert table.name(labkit.engine.ops.reduce.SumAll) == "sum"
     assert table.name(labkit.engine.ops.linalg.Mm) == "mm"

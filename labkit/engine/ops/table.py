@@ -22,6 +22,8 @@ plain class attributes. `ops()` lists the rows; tests/test_op_table.py checks ev
 """
 import re
 
+from ..function import Function
+
 
 class _Marker:
     def __init__(self, name, meaning):
@@ -76,8 +78,11 @@ def name(cls):
 
 
 def lookup(cls, field):
-    """cls's entry for a backend (or field), or its default (a marker for a backend)."""
-    for k in getattr(cls, "__mro__", ()):
+    """cls's entry for a backend (or field), or its default (a marker for a backend). Only a
+    Function has entries (a graph node may call a method or a Module)."""
+    if not (isinstance(cls, type) and issubclass(cls, Function)):
+        return _DEFAULTS[field]
+    for k in cls.__mro__:
         if field in k.__dict__:
             return getattr(cls, field)
         if "forward" in k.__dict__:
@@ -101,7 +106,6 @@ def require(cls, backend, op=None):
 def ops(everywhere=False):
     """Every Function subclass labkit defines (the op table's rows); everywhere=True: those
     defined anywhere (a user's op has rows too)."""
-    from ..function import Function
     seen, todo = {}, [Function]
     while todo:
         for sub in todo.pop().__subclasses__():
