@@ -12,20 +12,9 @@ BASE_CALLS = ("empty", "copyto", "matmul", "broadcast_to", "swapaxes", "expand_d
 
 
 def calls():
-    """The names of the xp functions generated code may call: the base ones and those every
-    op's template uses (read from the op table; again when a new op class appears)."""
-    ops = tuple(table.ops(everywhere=True))
-    if _calls[0] != ops:
-        names = dict.fromkeys(BASE_CALLS)
-        for cls in ops:
-            t = table.lookup(cls, "numpy")
-            if t is not table.CALL:
-                names.update(dict.fromkeys(t.calls))
-        _calls[:] = [ops, tuple(names)]
-    return _calls[1]
-
-
-_calls = [(), ()]        # (the op classes, their calls) at the last look
+    """The names of the xp functions generated code may call: the base ones and those the
+    op table's templates use."""
+    return (*BASE_CALLS, *(c for c in table.CALLS if c not in BASE_CALLS))
 
 
 class _Operand:

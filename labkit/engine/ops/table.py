@@ -65,6 +65,10 @@ class Numpy:
         self.code, self.when, self.view = code, when, view
         found = re.findall(r"(?<![.\w])([a-z_]\w*)\(", code) if isinstance(code, str) else []
         self.calls = tuple(dict.fromkeys(found + list(calls)))   # the xp functions it uses
+        CALLS.update(dict.fromkeys(self.calls))
+
+
+CALLS = {}      # every xp function some template calls (an ordered set): generated code's names
 
 
 def snake(name):
@@ -79,15 +83,25 @@ def name(cls):
 
 def lookup(cls, field):
     """cls's entry for a backend (or field), or its default (a marker for a backend). Only a
-    Function has entries (a graph node may call a method or a Module)."""
-    if not (isinstance(cls, type) and issubclass(cls, Function)):
-        return _DEFAULTS[field]
-    for k in cls.__mro__:
-        if field in k.__dict__:
-            return getattr(cls, field)
-        if "forward" in k.__dict__:
-            break
-    return _DEFAULTS[field]
+    Function has entries (a graph node may call a method or a Module). Entries are declared in
+    the class body: each is read once, then remembered."""
+    try:
+        return _seen[cls, field]
+    except (KeyError, TypeError):         # TypeError: an unhashable fn (never a Function)
+        pass
+    entry = _DEFAULTS[field]
+    if isinstance(cls, type) and issubclass(cls, Function):
+        for k in cls.__mro__:
+            if field in k.__dict__:
+                entry = getattr(cls, field)
+                break
+            if "forward" in k.__dict__:
+                break
+        _seen[cls, field] = entry
+    return entry
+
+
+_seen = {}       # (Function class, field) -> entry
 
 
 def unsupported(backend, op):
