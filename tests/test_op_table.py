@@ -2,6 +2,8 @@
 generator, the CUDA kernel generator, ONNX export, jvp, vmap) either has the op's form or says
 by name that it has none; and a toy op declared only through the table is fused, compiled to
 CUDA C, exported to ONNX and transformed by jvp and vmap, which proves every backend reads it."""
+import ast
+import pathlib
 import re
 import types
 import warnings
@@ -131,6 +133,19 @@ def test_only_a_function_has_entries():
     """A graph node may call a method or a Module: Tensor.numpy and Module.cuda are no entries."""
     for fn in (labkit.Tensor, labkit.nn.Linear, float, None, len):
         assert [table.lookup(fn, b) for b in table.BACKENDS] == list(table.BACKENDS.values())
+
+
+@pytest.mark.parametrize("path", ["jit/emit.py", "jit/codegen.py", "jit/tiling.py",
+                                  "jit/cuda_kernel.py", "jit/onnx.py", "export/onnx.py"])
+def test_a_backend_names_no_op(path):
+    """The code generators and exporters reach ops only through the table."""
+    tree = ast.parse((pathlib.Path(labkit.__file__).parent / path).read_text())
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert not used & {c.__name__ for c in OPS}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and "engine.ops" in (n.module or ""):
+            assert [a.name for a in n.names] == ["table"] or n.module.endswith("ops.table")
 
 
 def test_jit_names_come_from_the_table():
