@@ -157,7 +157,7 @@ def test_jit_names_come_from_the_table():
 def test_comparisons_are_classes_of_compare():
     g = jit.trace(lambda x, y: ((x > 0) & (x == y)) | ~(y < 1), (labkit.randn(3), labkit.randn(3)))
     fns = [n.fn for n in g.graph.nodes]
-    assert fns == [compare.Gt, compare.Eq, compare.LogicalAnd, compare.Lt, compare.Not,
+    assert fns == [compare.Gt, compare.Eq, compare.LogicalAnd, compare.Lt, compare.LogicalNot,
                    compare.LogicalOr]
     assert [n.kind for n in g.graph.nodes] == ["gt", "eq", "logical_and", "lt", "logical_not",
                                                "logical_or"]

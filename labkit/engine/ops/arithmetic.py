@@ -304,7 +304,7 @@ def _scaled(name, a, b, alpha):
     return bool(b * alpha) if kind == "b" else int(b * alpha) if kind in "iu" else b * alpha
 
 
-class Rsub(Sub):
+class RSub(Sub):
     """number - tensor (torch's rsub)."""
     node_name = "RsubBackward1"
     op_name = "rsub"
@@ -312,7 +312,7 @@ class Rsub(Sub):
 
 @tensor_method("__rsub__")
 def rsub(a, b):
-    return Rsub.apply(b, a)
+    return RSub.apply(b, a)
 
 
 @tensor_method("mul")

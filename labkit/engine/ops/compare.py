@@ -86,7 +86,7 @@ logical_or = _bind(LogicalOr, "__or__", "__ror__")
 logical_xor = _bind(LogicalXor, "__xor__", "__rxor__")
 
 
-class Not(Function):
+class LogicalNot(Function):
     op_name, arity, elementwise = "logical_not", 1, True
     numpy, cuda, onnx = Numpy("logical_not({0}, {out})"), "(!{0})", "Not"
 
@@ -100,7 +100,7 @@ class Not(Function):
 
 @tensor_method("logical_not", "__invert__")
 def logical_not(a):
-    return Not.apply(a)
+    return LogicalNot.apply(a)
 
 
 class _Test(Function):

@@ -174,7 +174,7 @@ def _tanh_backward_numpy(gen, node, name, out):
             f"{name} = multiply({g}, {s}, {out})"]
 
 
-class TanhGrad(Function):
+class TanhBackward(Function):
     """grad * (1 - y**2) as one op (torch's tanh_backward); differentiable for higher orders."""
     node_name = "TanhBackwardBackward0"
     op_name, arity, elementwise = "tanh_backward", 2, True
@@ -201,7 +201,7 @@ class TanhGrad(Function):
     vmap = classmethod(rules.elementwise)
 
 
-tanh_backward = binary_op(TanhGrad)
+tanh_backward = binary_op(TanhBackward)
 
 
 class Sigmoid(Function):
@@ -250,7 +250,7 @@ def _sigmoid_backward_numpy(gen, node, name, out):
             f"{name} = multiply({g}, {s}, {out})"]
 
 
-class SigmoidGrad(Function):
+class SigmoidBackward(Function):
     """grad * y * (1 - y) as one op (torch's sigmoid_backward); differentiable again."""
     node_name = "SigmoidBackwardBackward0"
     op_name, arity, elementwise = "sigmoid_backward", 2, True
@@ -278,7 +278,7 @@ class SigmoidGrad(Function):
     vmap = classmethod(rules.elementwise)
 
 
-sigmoid_backward = binary_op(SigmoidGrad)
+sigmoid_backward = binary_op(SigmoidBackward)
 
 
 class Relu(Function):
