@@ -18,6 +18,7 @@ from .shape import Clone
 from ..promotion import category, fill_value, result_np
 from .common import data, float_operands
 from .common import operands as _operands
+from .table import Numpy
 
 
 def _recording(x, args):
@@ -191,8 +192,14 @@ mul_ = _binary("mul_", "multiply", arithmetic.Mul, "__imul__")
 div_ = _binary("div_", "true_divide", arithmetic.Div, "__itruediv__")
 
 
+def _copy_numpy(gen, node, name, out):
+    """The value (a number or a tensor) cast into a fresh buffer of the output's dtype."""
+    return [f"{name} = {out}", f"copyto({name}, {gen.arg(node.args[1])}, casting='unsafe')"]
+
+
 class _Fill(Function):
     node_name = "FillBackward0"
+    op_name, numpy = "fill_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, value):
@@ -207,6 +214,7 @@ class _Fill(Function):
 
 class _Copy(Function):
     node_name = "CopyBackwards"
+    op_name, numpy = "copy_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, src):
