@@ -270,11 +270,11 @@ def _int_pow(xp, x, y):
     return xp.where(neg, special, x ** xp.where(neg, 0, y))
 
 
-Tensor.__add__ = Tensor.__radd__ = binary_op(Add)
-Tensor.__sub__ = binary_op(Sub)
-Tensor.__mul__ = Tensor.__rmul__ = binary_op(Mul)
-Tensor.__truediv__ = binary_op(Div)
-Tensor.__neg__ = Tensor.neg = neg = unary_op(Neg)
+tensor_method("__add__", "__radd__")(binary_op(Add))
+tensor_method("__sub__")(binary_op(Sub))
+tensor_method("__mul__", "__rmul__")(binary_op(Mul))
+tensor_method("__truediv__")(binary_op(Div))
+neg = tensor_method("__neg__", "neg")(unary_op(Neg))
 
 
 @tensor_method("add")

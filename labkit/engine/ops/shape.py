@@ -25,7 +25,7 @@ def _as_view(out, base, op=None, args=()):
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
         if root.grad_fn is not None or not root._rg:   # a leaf that requires grad is never
-            views = root.__dict__.get("_views")          # changed in place while recording
+            views = root._views                         # changed in place while recording
             if views is None:
                 views = root._views = weakref.WeakSet()
             views.add(out)

@@ -443,34 +443,34 @@ class Sign(Function):
     vmap = classmethod(rules.elementwise)
 
 
-Tensor.exp = exp = unary_op(Exp)
+exp = tensor_method("exp")(unary_op(Exp))
 
 
-Tensor.log = log = unary_op(Log)
+log = tensor_method("log")(unary_op(Log))
 
 
-Tensor.sqrt = sqrt = unary_op(Sqrt)
+sqrt = tensor_method("sqrt")(unary_op(Sqrt))
 
 
-Tensor.sin = sin = unary_op(Sin)
+sin = tensor_method("sin")(unary_op(Sin))
 
 
-Tensor.cos = cos = unary_op(Cos)
+cos = tensor_method("cos")(unary_op(Cos))
 
 
-Tensor.tanh = tanh = unary_op(Tanh)
+tanh = tensor_method("tanh")(unary_op(Tanh))
 
 
-Tensor.sigmoid = sigmoid = unary_op(Sigmoid)
+sigmoid = tensor_method("sigmoid")(unary_op(Sigmoid))
 
 
-Tensor.relu = relu = unary_op(Relu)
+relu = tensor_method("relu")(unary_op(Relu))
 
 
-Tensor.abs = Tensor.__abs__ = abs = unary_op(Abs)
+abs = tensor_method("abs", "__abs__")(unary_op(Abs))
 
 
-Tensor.sign = sign = unary_op(Sign)
+sign = tensor_method("sign")(unary_op(Sign))
 
 
 @tensor_method("clamp", "clip")
