@@ -41,14 +41,7 @@ def make_step(model, opt, x, y):
     return step
 
 
-_DRIFT = pytest.mark.xfail(strict=True, reason=(
-    "known bug, not yet diagnosed (issue 17 stays open): since the promotion table (issue 13) "
-    "was merged, compiled Adagrad with lr_decay drifts up to 7e-5 relative from eager after "
-    "100 float32 steps; the trace count is right"))
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_DRIFT) if n == "Adagrad lr_decay" else n
-                                  for n in OPTIMIZERS])
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_100_compiled_steps_trace_at_most_twice_and_match_eager(name, device):
     if device == "cuda" and os.environ.get("LABKIT_FAKE_CUDA") == "1":
         pytest.skip("fake cupy cannot compile CUDA C (a fused group is an ElementwiseKernel)")
