@@ -4,8 +4,7 @@ An op takes no tensor input and has no gradient; being a Function, it is recorde
 compiled step draws fresh numbers on every call (a dropout mask is not frozen into the graph),
 from the same generator and in the same order as the eager code would.
 """
-import numpy as np
-
+from .. import distributions as _dist
 from ..function import Function
 
 
@@ -14,7 +13,6 @@ class Random(Function):
 
     @staticmethod
     def forward(ctx, kind, shape, np_dtype, generator):
-        rng = generator.rng             # read now: manual_seed() replaces it
         if kind == "uniform":
-            return rng.random(shape, dtype=np.float64).astype(np_dtype)
-        return rng.standard_normal(shape).astype(np_dtype)
+            return _dist.uniform(generator, shape, np_dtype)
+        return _dist.normal(generator, shape, np_dtype)
