@@ -12,7 +12,7 @@ against torch 2.13 number for number (tests/test_rng_torch.py):
   float32 with torch's AVX2 polynomials (_avx_mathfun), float64 with the C library's log.
 - integers: draw % range + low, with 64-bit draws when the range needs them.
 - randperm: Fisher-Yates with random() % (n - i).
-- bernoulli: uniform < p; exponential: -log(1 - u) / lambda in float64.
+- bernoulli: uniform < p; exponential: -1 / lambda * log1p(-u) in float64.
 - multinomial: with replacement, a binary search of the normalised cumulative sum for each
   float64 uniform; without (or one sample), the exponential race argmax/topk(p / E).
 
@@ -27,6 +27,7 @@ from ._avx_mathfun import _fma, log_ps, sincos_ps
 
 _DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 _log = np.frompyfunc(math.log, 1, 1)        # the C library's log (numpy's differs by an ulp)
+_log1p = np.frompyfunc(math.log1p, 1, 1)
 
 
 def _numel(shape):
@@ -73,7 +74,7 @@ def _box_muller_pairs(gen, count):
     """count pairs (cos, sin) of torch's normal_distribution<double>: u1 angle, u2 radius."""
     u = _unit(gen, 2 * count, np.float64)
     u1, u2 = u[0::2], u[1::2]
-    r = np.sqrt(-2.0 * np.frompyfunc(math.log1p, 1, 1)(-u2).astype(np.float64))
+    r = np.sqrt(-2.0 * _log1p(-u2).astype(np.float64))
     theta = 2.0 * math.pi * u1
     return r * np.cos(theta), r * np.sin(theta)
 
@@ -184,7 +185,7 @@ def bernoulli_tensor(gen, probs):
 
 def exponential(gen, shape, dtype, lambd=1.0):
     u = _unit(gen, _numel(shape), np.float64)
-    return (-1.0 / float(lambd) * _log(1.0 - u).astype(np.float64)).astype(dtype).reshape(shape)
+    return (-1.0 / float(lambd) * _log1p(-u).astype(np.float64)).astype(dtype).reshape(shape)
 
 
 def multinomial(gen, rows, num_samples, replacement):

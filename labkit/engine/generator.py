@@ -66,7 +66,8 @@ class Generator:
     # raw draws: torch's random() and random64()
     def _random(self, n):
         """n 32-bit draws (as uint64)."""
-        self._fresh = False
+        if n:
+            self._fresh = False
         return self._bits.random_raw(int(n))
 
     def _random64(self, n):

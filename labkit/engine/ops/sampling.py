@@ -46,9 +46,12 @@ class Normal(Function):
         if bool(np.any(np.asarray(s) < 0)):
             raise RuntimeError("normal: std must be >= 0, got a negative value.")
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        dt = _float_dtype(mean, std)     # torch: normal_(0, 1), then mul_(std), add_(mean)
-        z = _dist.normal(_gen(generator), shape, dt)
-        arr = z * np.asarray(s, dtype=dt) + np.asarray(m, dtype=dt)
+        dt = _float_dtype(mean, std)
+        if isinstance(std, Tensor):      # torch: normal_(0, 1), then mul_(std), add_(mean)
+            arr = _dist.normal(_gen(generator), shape, dt) * np.asarray(s, dtype=dt)
+        else:                            # torch: normal_(0, std), then add_(mean)
+            arr = _dist.normal(_gen(generator), shape, dt, 0.0, s)
+        arr = arr + np.asarray(m, dtype=dt)
         dev = (mean if isinstance(mean, Tensor) else std).device
         return to_device_array(arr, dev)
 
