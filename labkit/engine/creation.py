@@ -222,13 +222,23 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     return _finish(arr, None, device, requires_grad)
 
 
-def _traced(kind, shape, np_dtype, generator, device, requires_grad):
+def bernoulli_mask(shape, p, dtype, device, generator=None):
+    """empty(shape, dtype).bernoulli_(p) as one draw that labkit.jit records (dropout's
+    mask is drawn afresh on every compiled call)."""
+    np_dtype = _dt.to_np(dtype)
+    if mode.tracer is not None:
+        return _traced("bernoulli", _size(shape), np_dtype, generator, device, False, p)
+    arr = _dist.bernoulli_scalar(_gen(generator), _size(shape), p).astype(np_dtype)
+    return _finish(arr, None, device, False)
+
+
+def _traced(kind, shape, np_dtype, generator, device, requires_grad, p=None):
     from .ops.random import Random
     if device is not None and Device(device) is not cpu:
         raise RuntimeError("labkit.jit: random numbers drawn on a GPU inside a traced or "
                            "compiled function are not supported yet; draw them on the CPU "
                            "and move them, or outside the function.")
-    t = Random.apply(kind, shape, np_dtype, _gen(generator))
+    t = Random.apply(kind, shape, np_dtype, _gen(generator), p)
     if requires_grad:
         t.requires_grad_(True)
     return t

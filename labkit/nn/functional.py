@@ -3,7 +3,7 @@
 The engine's composites and losses are re-exported; dropout and batch_norm, which need a random
 mask or running statistics, are written here from tensor ops.
 """
-from ..engine.creation import empty, zeros
+from ..engine.creation import bernoulli_mask, zeros
 from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa
                                  linear, log_softmax, mse_loss, nll_loss, relu, sigmoid,
                                  softmax, tanh)
@@ -31,7 +31,7 @@ def _keep_mask(input, shape, p):
     p = 1 a zero, with no draw (as torch: the stream does not advance)."""
     if p == 1:
         return zeros((), dtype=input.dtype, device=input.device)
-    return empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p).div_(1 - p)
+    return bernoulli_mask(shape, 1 - p, input.dtype, input.device).div_(1 - p)
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
