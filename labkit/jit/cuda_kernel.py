@@ -53,10 +53,10 @@ def expression(node, name, ctype):
         return f"min({ops[0]}, {ops[2]})"
     if fn is unary.Clamp:
         return f"min(max({ops[0]}, {ops[1]}), {ops[2]})"
-    if fn is unary.TanhGrad:
-        return f"({ops[0]} - {ops[0]} * {ops[1]} * {ops[1]})"
-    if fn is unary.SigmoidGrad:
-        return f"({ops[0]} * {ops[1]} - {ops[0]} * {ops[1]} * {ops[1]})"
+    if fn is unary.TanhGrad:          # the engine's order: g * (1 - y * y)
+        return f"({ops[0]} * (({ctype})1 - {ops[1]} * {ops[1]}))"
+    if fn is unary.SigmoidGrad:       # the engine's order: g * (y * (1 - y))
+        return f"({ops[0]} * ({ops[1]} * (({ctype})1 - {ops[1]})))"
     if fn is unary.Sigmoid:
         return f"(({ctype})1 / (({ctype})1 + exp(-{ops[0]})))"
     if fn is select.Where:

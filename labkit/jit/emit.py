@@ -55,7 +55,7 @@ class Templates:
         y, d = f"_Y{k}", f"_D{k}"
         if node.fn is TanhDeriv:
             return lines + [f"multiply({y}, {y}, {d})", f"subtract(1, {d}, {d})"]
-        return lines + [f"multiply({y}, {y}, {d})", f"subtract({y}, {d}, {d})"]
+        return lines + [f"subtract(1, {y}, {d})", f"multiply({y}, {d}, {d})"]
 
     def arg(self, a):
         if isinstance(a, Value):
@@ -103,16 +103,16 @@ class Templates:
         if fn is unary.Clamp:
             return [f"{name} = clip({self.arg(a[0])}, {self.lit(a[1])}, {self.lit(a[2])}, "
                     f"out={out})"]
-        if fn is unary.TanhGrad:        # g - g * y * y, in the engine's order
+        if fn is unary.TanhGrad:        # g * (1 - y * y), in the engine's order
             g, y = self.arg(a[0]), self.arg(a[1])
             s = self._scratch(v, 0)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {s})",
-                    f"{name} = subtract({g}, {s}, {out})"]
-        if fn is unary.SigmoidGrad:     # gy = g * y; gy - gy * y
+            return [f"multiply({y}, {y}, {s})", f"subtract(1, {s}, {s})",
+                    f"{name} = multiply({g}, {s}, {out})"]
+        if fn is unary.SigmoidGrad:     # g * (y * (1 - y)), in the engine's order
             g, y = self.arg(a[0]), self.arg(a[1])
-            s, t = self._scratch(v, 0), self._scratch(v, 1)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {t})",
-                    f"{name} = subtract({s}, {t}, {out})"]
+            s = self._scratch(v, 0)
+            return [f"subtract(1, {y}, {s})", f"multiply({y}, {s}, {s})",
+                    f"{name} = multiply({g}, {s}, {out})"]
         if fn in MATMUL:
             return [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}, {out})"]
         if fn is LINEAR:                   # x @ w.T (+ b), as the engine's Linear.forward

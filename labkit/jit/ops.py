@@ -77,12 +77,12 @@ class TanhDeriv(Function):
 
 
 class SigmoidDeriv(Function):
-    """y - y**2 = y (1 - y), sigmoid's derivative from its output y."""
+    """y (1 - y), sigmoid's derivative from its output y (in the engine's order)."""
 
     @staticmethod
     def forward(ctx, y):
         d = y._data
-        return d - d * d
+        return d * (1 - d)
 
 
 DERIVS = {unary.TanhGrad: TanhDeriv, unary.SigmoidGrad: SigmoidDeriv}
