@@ -14,8 +14,6 @@ first match wins. An unsupported name with no match is listed without a reason.
 _X86 = ("float32 draws of 16 or more normals equal torch's where torch runs its AVX2 kernel "
         "(x86-64 CPUs with AVX2); on other CPUs (ARM Macs) torch uses the C library's float "
         "functions and the last bit can differ; float16 normals are not torch's")
-_MKL = ("equal to torch's default kernel (AMD CPUs, builds without MKL); on Intel CPUs torch's "
-        "bernoulli_ with a number p uses MKL's own stream, so masks differ there")
 _CUDA = ("a cuda generator draws on the host (the CPU stream's numbers, then moved), not "
          "torch's cuda (Philox) stream")
 
@@ -35,9 +33,6 @@ DIFFERENCES = {
                       "draw labkit refuses (NotImplementedError)",
     "torch.multinomial": "torch's numbers, except the order of ties without replacement (zero "
                          "weights drawn after the positive ones run out: torch's topk order)",
-    "torch.bernoulli": _MKL,
-    "torch.nn.functional.dropout": _MKL,
-    "torch.nn.Dropout": _MKL,
     "torch.nn.LeakyReLU": "inplace=True raises NotImplementedError",
     "torch.cuda": "CUDA through CuPy (pip install labkit[gpu]); no streams, graphs or "
                   "memory-pool tuning",
