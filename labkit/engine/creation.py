@@ -4,7 +4,7 @@ import numpy as np
 from . import dtype as _dt
 from .defaults import defaults
 from .device import Device, cpu, to_device_array
-from .grad_mode import mode
+from .hooks import current_tracer
 from .memory import names_the_size
 from .tensor import Tensor
 
@@ -205,7 +205,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     """Uniform numbers in [0, 1) (torch's numbers after the same seed)."""
     size = _size_arg("rand", shape, size)
     np_dtype = _random_dtype("rand", dtype)
-    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+    if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
     arr = _dist.uniform(_gen(generator), _size(size), np_dtype)
     return _finish(arr, None, device, requires_grad)
@@ -216,7 +216,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     """Standard normal numbers (mean 0, variance 1; torch's numbers after the same seed)."""
     size = _size_arg("randn", shape, size)
     np_dtype = _random_dtype("randn", dtype)
-    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+    if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
     arr = _dist.normal(_gen(generator), _size(size), np_dtype)
     return _finish(arr, None, device, requires_grad)
@@ -226,7 +226,7 @@ def bernoulli_mask(shape, p, dtype, device, generator=None):
     """empty(shape, dtype).bernoulli_(p) as one draw that labkit.jit records (dropout's
     mask is drawn afresh on every compiled call)."""
     np_dtype = _dt.to_np(dtype)
-    if mode.tracer is not None:
+    if current_tracer() is not None:
         return _traced("bernoulli", _size(shape), np_dtype, generator, device, False, p)
     arr = _dist.bernoulli_scalar(_gen(generator), _size(shape), p).astype(np_dtype)
     return _finish(arr, None, device, False)
