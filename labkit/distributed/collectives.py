@@ -9,6 +9,7 @@ import numpy as np
 from .buffers import HostBuffer, check_tensor, mpi_view, reducible
 from .process_group import _default
 from .reduce_op import ReduceOp, mpi_op
+from .watchdog import bounded
 from .work import Work
 
 
@@ -16,7 +17,8 @@ def _run(g, async_op, what, blocking, nonblocking, finish, outputs):
     """Run the blocking MPI call now, or start the non-blocking one and hand back its Work."""
     if async_op:
         return Work(g, nonblocking(), what, lambda _status: finish(), outputs)
-    blocking()
+    bounded(g.timeout, lambda: f"{what} on rank {g.rank()} did not complete within "
+            f"{g.timeout:g} s: not every rank made this call.", blocking)
     finish()
     return None
 

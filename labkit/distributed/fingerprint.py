@@ -7,12 +7,12 @@ MPI hangs or fails with a message about counts. Before each collective, labkit a
 and raises, on every rank, an error that lists what each rank called. It is torch's
 TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it is cheap (one small
 all-gather, a few microseconds on one machine; benchmarks/dist_allreduce.py measures it);
-LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout, so a rank
-that never arrives gives an error instead of a hang.
+LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout (watchdog.py), so
+a rank that never arrives ends the job with a message instead of a hang.
 """
 import numpy as np
 
-from ._wait import wait_for
+from .watchdog import bounded
 
 EXIT = "exit"
 OPS = ("barrier", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
@@ -44,13 +44,12 @@ class Fingerprint:
             sig[3] = DTYPES.index(name) if name in DTYPES else 1000 + a.dtype.num
             sig[4], sig[5] = a.ndim, a.size
             sig[6:6 + min(a.ndim, _MAXDIM)] = a.shape[:_MAXDIM]
-        req = self.comm.Iallgather(sig, self.all)
-        wait_for(req, self.timeout, lambda: TimeoutError(self._late(op, tensor, redop, root)))
+        bounded(self.timeout, self._late, self.comm.Allgather, sig, self.all)
         if (self.all != self.all[0]).any():
             raise RuntimeError(self._mismatch(op))
 
-    def _late(self, op, tensor, redop, root):
-        me = self.comm.Get_rank()
+    def _late(self):
+        me, op = self.comm.Get_rank(), OPS[self.mine[0]]
         return (f"{op}: rank {me} waited {self.timeout:g} s for the other ranks to reach this "
                 f"call ({_describe(self.mine)}), and not all of them did. A rank may be stuck, "
                 "or skipped this collective (e.g. it is inside `if rank == 0:`): every rank must "

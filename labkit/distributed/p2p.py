@@ -35,7 +35,7 @@ def isend(tensor, dst, group=None, tag=0):
     b = HostBuffer("isend", tensor, write=False)
     req = _mpi(g, lambda: g.comm.Isend(mpi_view(b.arr), dst, tag), "isend")
     return Work(g, req, _what("isend", tensor, dst, tag, "to"),
-                finish=lambda _status, keep=b: None, poll=True)
+                finish=lambda _status, keep=b: None)
 
 
 def irecv(tensor, src=None, group=None, tag=0):
@@ -56,7 +56,7 @@ def irecv(tensor, src=None, group=None, tag=0):
                                "bytes; sender and receiver must use tensors of the same shape "
                                "and dtype.")
         b.commit()
-    return _Recv(g, req, what, finish, [tensor], poll=True, status=MPI.Status())
+    return _Recv(g, req, what, finish, [tensor], status=MPI.Status())
 
 
 class _Recv(Work):

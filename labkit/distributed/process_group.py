@@ -12,6 +12,7 @@ import os
 import sys
 
 from .fingerprint import EXIT, Fingerprint
+from .watchdog import bounded
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "
              "init_process_group.")
@@ -28,7 +29,6 @@ class ProcessGroup:
         # the call comparison talks on its own communicator, so it never pairs with data
         self.fingerprint = Fingerprint(self.comm.Dup(), timeout) if check and self._size > 1 \
             else None
-        self.broken = None                          # why this group can no longer be used
 
     def rank(self):
         return self._rank
@@ -45,15 +45,8 @@ class ProcessGroup:
     def agree(self, op, tensor=None, redop=None, root=-1):
         """Check that every rank is making this same call (op, dtype, shape, ReduceOp, root).
         It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off."""
-        if self.broken:
-            raise RuntimeError(f"{op}: the process group is unusable after an earlier failure "
-                               f"({self.broken}). Call destroy_process_group() and restart the job.")
         if self.fingerprint is not None:
-            try:
-                self.fingerprint.agree(op, tensor, redop, root)
-            except TimeoutError as e:
-                self.broken = f"{op} timed out"
-                raise RuntimeError(str(e)) from None
+            self.fingerprint.agree(op, tensor, redop, root)
 
     def free(self):
         if self.fingerprint is not None:
@@ -175,7 +168,8 @@ def barrier(group=None, async_op=False, device_ids=None):
         return Work.done() if async_op else None
     if async_op:
         return Work(g, g.comm.Ibarrier(), "barrier")
-    g.comm.Barrier()
+    bounded(g.timeout, lambda: f"barrier on rank {g.rank()} waited {g.timeout:g} s: not every "
+            "rank reached it.", g.comm.Barrier)
 
 
 # --- a failing rank stops every rank ------------------------------------------------------
@@ -198,7 +192,6 @@ def _install_fault_handlers():
         g = _group
         if g is None:
             return
-        g.broken = "this rank failed"            # so the exit handler does not wait for peers
         sys.stderr.write(f"labkit.distributed: rank {g.rank()} of {g.size()} failed with the "
                          "error above; stopping every rank.\n")
         _abort(g)
@@ -211,11 +204,11 @@ def _at_exit():
     """The script ended on this rank: tell ranks still making collective calls, then leave."""
     global _group
     g = _group
-    if g is None or g.broken or g.fingerprint is None:
+    if g is None or g.fingerprint is None:
         return
     try:
         g.fingerprint.agree(EXIT)
-    except (RuntimeError, TimeoutError) as e:
+    except RuntimeError as e:
         sys.stderr.write(f"{e}\nlabkit.distributed: rank {g.rank()} stops every rank.\n")
         _abort(g)
     _group = None

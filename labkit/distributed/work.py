@@ -5,17 +5,16 @@ the result into the tensors. MPI moves a non-blocking operation along when the p
 into MPI (wait, is_completed, another collective): calling is_completed() now and then in a
 long computation keeps a large transfer moving.
 """
-from ._wait import wait_for
+from .watchdog import bounded
 
 
 class Work:
     """torch.distributed's Work: wait(), is_completed(), is_success(), exception(), result(),
     get_future(); source_rank() for a receive."""
 
-    def __init__(self, group, req, what, finish=None, outputs=(), poll=False, status=None):
+    def __init__(self, group, req, what, finish=None, outputs=(), status=None):
         self._group, self._req, self._what = group, req, what
-        self._finish, self._outputs = finish, list(outputs)
-        self._poll, self._status = poll, status      # poll: point-to-point waits are bounded
+        self._finish, self._outputs, self._status = finish, list(outputs), status
         self._done, self._exc = req is None, None
 
     @classmethod
@@ -44,20 +43,17 @@ class Work:
         if self._exc is not None:
             raise self._exc
         if not self._done:
-            if self._poll or timeout is not None:
-                limit = self._group.timeout if timeout is None else _seconds(timeout)
-                wait_for(self._req, limit, self._late(limit), self._status)
-            else:
-                self._req.Wait(self._status)
+            limit = self._group.timeout if timeout is None else _seconds(timeout)
+            bounded(limit, self._late(limit), self._req.Wait, self._status)
             self._complete()
         return True
 
     def _late(self, limit):
         me = self._group.rank()
-        return lambda: RuntimeError(
-            f"{self._what} on rank {me} did not complete within {limit:g} s: its peer never made "
-            "the matching call (a send needs a recv on the other rank with the same tag, and "
-            "the other way round).")
+        return lambda: (
+            f"{self._what} on rank {me} did not complete within {limit:g} s: a peer never made "
+            "the matching call (a send needs a recv on the other rank with the same tag and the "
+            "other way round; a collective needs every rank).")
 
     def is_success(self):
         return self._done and self._exc is None
