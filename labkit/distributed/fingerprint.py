@@ -5,10 +5,11 @@ buffers; when they do not (a collective inside `if rank == 0:`, a shape that dep
 MPI hangs or fails with a message about counts. Before each collective, labkit all-gathers a
 16-number fingerprint of the call (op, ReduceOp, root, dtype, shape) on a separate communicator
 and raises, on every rank, an error that lists what each rank called. It is torch's
-TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it is cheap (one small
-all-gather, a few microseconds on one machine; benchmarks/dist_allreduce.py measures it);
-LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout (watchdog.py), so
-a rank that never arrives ends the job with a message instead of a hang.
+TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it costs one small
+all-gather per collective (one small-message latency; benchmarks/dist_allreduce.py measures it),
+which is little next to a large message and buys an error instead of a hang.
+LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout
+(watchdog.py), so a rank that never arrives ends the job with a message instead of a hang.
 """
 import numpy as np
 
