@@ -242,8 +242,26 @@ def errors_after_init():
            "mismatched ReduceOp")
     raises(RuntimeError, ["src=0", "src=1"],
            lambda: dist.broadcast(labkit.ones(2), src=min(R, 1)), "mismatched src")
-    raises(RuntimeError, ["all_reduce", f"({2 + N - 1},)"],
-           lambda: dist.all_reduce(labkit.ones(2 + R), async_op=True), "async mismatch")
+    # an async call returns at once; its check fails on wait(), before any data moved
+    w = dist.all_reduce(labkit.ones(2 + R), async_op=True)
+    raises(RuntimeError, ["all_reduce", f"({2 + N - 1},)"], w.wait, "async mismatch")
+    check(w.is_completed() and not w.is_success() and w.exception() is not None,
+          "a failed async check leaves a completed, failed Work")
+    # async calls queue in call order; a synchronous call starts the ones before it first
+    a, b = labkit.full((3,), float(R)), labkit.full((2, 2), float(R + 1))
+    wa = dist.all_reduce(a, async_op=True)
+    wb = dist.broadcast(b, src=N - 1, async_op=True)
+    c = labkit.ones(1)
+    dist.all_reduce(c)
+    for w in (wb, wa):
+        w.wait()
+    same(a, np.full(3, sum(range(N)), np.float32), "queued async all_reduce")
+    same(b, np.full((2, 2), N, np.float32), "queued async broadcast")
+    same(c, np.full(1, N, np.float32), "sync all_reduce behind async ones")
+    w = dist.barrier(async_op=True)
+    while not w.is_completed():
+        pass
+    check(w.is_success(), "async barrier completes by polling is_completed()")
     t = labkit.ones(2)
     dist.all_reduce(t)                       # the group still works after those errors
     same(t, np.full(2, N, np.float32), "all_reduce after caught errors")

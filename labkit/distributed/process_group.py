@@ -6,6 +6,7 @@ mpi4py is imported (and MPI initialised) only by init_process_group, so `import 
 stays cheap and works where MPI is not installed.
 """
 import atexit
+import collections
 import datetime
 import importlib.util
 import os
@@ -29,6 +30,7 @@ class ProcessGroup:
         # the call comparison talks on its own communicator, so it never pairs with data
         self.fingerprint = Fingerprint(self.comm.Dup(), timeout) if check and self._size > 1 \
             else None
+        self.pending = collections.deque()        # async Works whose check is in flight
 
     def rank(self):
         return self._rank
@@ -42,11 +44,31 @@ class ProcessGroup:
     def __repr__(self):
         return f"<labkit.distributed.ProcessGroup mpi rank={self._rank} size={self._size}>"
 
-    def agree(self, op, tensor=None, redop=None, root=-1):
+    def agree(self, op, tensor=None, redop=None, root=-1, async_op=False):
         """Check that every rank is making this same call (op, dtype, shape, ReduceOp, root).
-        It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off."""
-        if self.fingerprint is not None:
-            self.fingerprint.agree(op, tensor, redop, root)
+        It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. An async call
+        only starts its check and returns it: its Work starts the data transfer once the check
+        has passed (see flush), so the call itself never waits for the other ranks."""
+        if self.fingerprint is None:
+            return None
+        if async_op:
+            return self.fingerprint.start(op, tensor, redop, root)
+        self.flush()
+        self.fingerprint.agree(op, tensor, redop, root)
+
+    def flush(self, upto=None, wait=True):
+        """Start the transfers of pending async calls, in call order (the order MPI needs on
+        every rank), whose check has passed: all of them (waiting for their checks), up to and
+        including `upto`, or, with wait=False, only those whose check has already completed."""
+        pending = self.pending
+        while pending:
+            work = pending[0]
+            if not wait and not work._check.req.Test():
+                return
+            pending.popleft()
+            work._begin()
+            if work is upto:
+                return
 
     def free(self):
         if self.fingerprint is not None:
@@ -163,7 +185,9 @@ def barrier(group=None, async_op=False, device_ids=None):
     """Wait until every rank gets here. With the call check on, the check itself is the barrier."""
     from .work import Work
     g = _default("barrier", group)
-    g.agree("barrier")
+    check = g.agree("barrier", async_op=async_op)
+    if check is not None:                   # the check is the barrier: done when it is
+        return Work(g, None, "barrier", check=check)
     if g.fingerprint is not None or g.size() == 1:
         return Work.done() if async_op else None
     if async_op:
@@ -207,6 +231,7 @@ def _at_exit():
     if g is None or g.fingerprint is None:
         return
     try:
+        g.flush()
         g.fingerprint.agree(EXIT)
     except RuntimeError as e:
         sys.stderr.write(f"{e}\nlabkit.distributed: rank {g.rank()} stops every rank.\n")

@@ -12,10 +12,32 @@ class Work:
     """torch.distributed's Work: wait(), is_completed(), is_success(), exception(), result(),
     get_future(); source_rank() for a receive."""
 
-    def __init__(self, group, req, what, finish=None, outputs=(), status=None):
+    def __init__(self, group, req, what, finish=None, outputs=(), status=None, start=None,
+                 check=None):
+        """`req`: the MPI request, or `start()` makes it once `check` (the call comparison,
+        in flight) has passed; the group starts checked Works in call order."""
         self._group, self._req, self._what = group, req, what
         self._finish, self._outputs, self._status = finish, list(outputs), status
-        self._done, self._exc = req is None, None
+        self._start, self._check, self._exc = start, check, None
+        if check is not None:
+            group.pending.append(self)
+            group.flush(wait=False)
+        elif start is not None:
+            self._req = start()
+        self._done = self._req is None and self._check is None
+
+    def _begin(self):
+        """The check has been started on every rank: wait for it, then start the transfer."""
+        check, self._check = self._check, None
+        try:
+            self._group.fingerprint.finish(check)
+        except RuntimeError as e:
+            self._done, self._exc, self._finish = True, e, None
+            raise
+        if self._start is not None:
+            self._req = self._start()
+        else:
+            self._complete()
 
     @classmethod
     def done(cls, outputs=()):
@@ -34,12 +56,18 @@ class Work:
 
     def is_completed(self):
         """True once the operation finished (tests the request: it also moves it along)."""
+        if self._check is not None:
+            self._group.flush(wait=False)
+            if self._check is not None:
+                return False
         if not self._done and self._req.Test(self._status):
             self._complete()
         return self._done
 
     def wait(self, timeout=None):
         """Block until the operation finished and its result is in the tensors; returns True."""
+        if self._check is not None:
+            self._group.flush(upto=self)
         if self._exc is not None:
             raise self._exc
         if not self._done:
