@@ -266,7 +266,7 @@ def errors_after_init():
     dist.all_reduce(t)                       # the group still works after those errors
     same(t, np.full(2, N, np.float32), "all_reduce after caught errors")
     # mistakes every rank makes alike: a local error before any data moves
-    raises(ValueError, ["broadcast", "invalid src rank"],
+    raises(RuntimeError, ["broadcast", "invalid root rank"],
            lambda: dist.broadcast(labkit.ones(2), src=N), "src out of range")
     raises(RuntimeError, ["all_gather", "one tensor per rank"],
            lambda: dist.all_gather([labkit.ones(2)], labkit.ones(2)), "all_gather list length")
@@ -285,7 +285,7 @@ def errors_after_init():
     raises((ValueError, RuntimeError), ["gather"],
            lambda: dist.gather(labkit.zeros(2), [labkit.ones(2)], dst=0),
            "gather_list wrong length on dst, present elsewhere")
-    raises(TypeError, ["ReduceOp.AVG", "int64"],
+    raises(RuntimeError, ["ReduceOp.AVG", "int64"],
            lambda: dist.all_reduce(labkit.ones(2, dtype=labkit.int64), op=ReduceOp.AVG),
            "AVG of integers")
     raises(TypeError, ["ReduceOp"], lambda: dist.all_reduce(labkit.ones(2), op="sum"),
@@ -294,7 +294,11 @@ def errors_after_init():
            lambda: dist.all_reduce(np.ones(2)), "numpy array instead of a tensor")
     raises(RuntimeError, ["read-only", "clone()"],
            lambda: dist.all_reduce(labkit.ones(3).expand(2, 3)), "expanded output")
-    raises(ValueError, ["same as rank of the current process"],
+    raises(RuntimeError, ["ReduceOp.BAND", "float32"],
+           lambda: dist.all_reduce(labkit.ones(2), op=ReduceOp.BAND), "bitwise op on floats")
+    raises(ValueError, ["gather_list", "must be specified on destination rank"],
+           lambda: dist.gather(labkit.ones(2), None, dst=R), "gather without a list on dst")
+    raises(ValueError, ["should not be the same as the rank of the current process"],
            lambda: dist.send(labkit.ones(2), R), "send to itself")
     # a receive whose tensor differs from the message: an error naming both sizes
     if R == 0:

@@ -1,13 +1,15 @@
 """labkit.distributed under a real `mpiexec` (the mpich wheel's), with 2 and 4 ranks.
 
 One launch runs thousands of checks (tests/dist_checks.py: every collective against numpy, for
-several dtypes and shapes, sync and async, and the errors a rank can catch); the faults that end
+several dtypes and shapes, sync and async, and the errors a rank can catch), another compares
+with torch.distributed on gloo (tests/dist_oracle.py); the faults that end
 a job (a rank that raises, dies, leaves early or never arrives) get a launch each, and each
 checks that every rank is gone afterwards.
 """
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -64,6 +66,20 @@ def test_every_collective_matches_numpy(n, mode):
     done = sorted(re.findall(r"rank (\d+): (\d+) checks passed", run.stdout))
     assert [int(r) for r, _ in done] == list(range(n)), out[-3000:]
     assert all(int(count) > 1000 for _, count in done), done
+
+
+def test_same_results_as_torch_distributed_gloo():
+    """PyTorch is the oracle: each rank runs the same collective programs on torch.distributed
+    (gloo) and on labkit.distributed, and every output tensor must be equal."""
+    pytest.importorskip("torch")
+    with socket.socket() as s:                   # a free port for gloo's rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run, _ = mpiexec(2, Path(__file__).with_name("dist_oracle.py"), port,
+                     PYTHONWARNINGS="ignore")
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+    done = sorted(re.findall(r"rank (\d+): (\d+) equal", run.stdout))
+    assert [int(r) for r, _ in done] == [0, 1] and all(int(k) > 200 for _, k in done), run.stdout
 
 
 FAULT = """

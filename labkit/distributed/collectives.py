@@ -27,7 +27,8 @@ def _run(g, async_op, what, blocking, nonblocking, finish, outputs, check=None):
 
 def _root(op, g, root, name):
     if not isinstance(root, (int, np.integer)) or not 0 <= root < g.size():
-        raise ValueError(f"{op}: invalid {name} rank {root!r}: the ranks are 0..{g.size() - 1}.")
+        raise RuntimeError(f"{op}: invalid root rank: {root!r} ({name}; the ranks are "
+                           f"0..{g.size() - 1}).")
     return int(root)
 
 
@@ -184,6 +185,9 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     check_tensor("scatter", tensor)
     src = _root("scatter", g, src, "src")
     if g.rank() == src:
+        if scatter_list is None:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank. "
+                             f"(labkit: scatter: rank src={src} passes one tensor per rank.)")
         _list("scatter", scatter_list, g.size(), "scatter_list", tensor, "the output tensor")
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks. "
@@ -203,6 +207,9 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     dst = _root("gather", g, dst, "dst")
     mine = g.rank() == dst
     if mine:
+        if gather_list is None:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank. "
+                             f"(labkit: gather: rank dst={dst} passes one tensor per rank.)")
         _list("gather", gather_list, g.size(), "gather_list", tensor, "the input tensor")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "

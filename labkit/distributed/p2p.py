@@ -14,9 +14,10 @@ def _peer(op, g, peer, name):
     if not isinstance(peer, (int, np.integer)) or not 0 <= peer < g.size():
         raise ValueError(f"{op}: invalid {name} rank {peer!r}: the ranks are 0..{g.size() - 1}.")
     if peer == g.rank():
-        raise ValueError(f"Invalid {'destination' if name == 'dst' else 'source'} rank: should "
-                         f"not be the same as rank of the current process. (labkit: {op} on "
-                         f"rank {peer} names itself as {name}.)")
+        kind = "destination" if name == "dst" else "source"
+        raise ValueError(f"Invalid {kind} rank: {kind} rank should not be the same as the rank "
+                         f"of the current process. (labkit: {op} on rank {peer} names itself as "
+                         f"{name}.)")
     return int(peer)
 
 

@@ -33,14 +33,14 @@ def mpi_op(MPI, op, np_dtype, opname):
     kind = np_dtype.kind
     if kind == "b":
         if op is ReduceOp.AVG:
-            raise TypeError(f"{opname}: ReduceOp.AVG is not defined for bool tensors; "
+            raise RuntimeError(f"{opname}: ReduceOp.AVG is not defined for bool tensors; "
                             "convert to float first (t.float()).")
         return getattr(MPI, _BOOL[op.name])
     if op.name.startswith("B") and kind not in "iu":
-        raise TypeError(f"{opname}: ReduceOp.{op.name} is bitwise and needs an integer or bool "
+        raise RuntimeError(f"{opname}: ReduceOp.{op.name} is bitwise and needs an integer or bool "
                         f"tensor, got {np_dtype}.")
     if op is ReduceOp.AVG and kind != "f" and not np_dtype.name.startswith("bfloat"):
-        raise TypeError(f"{opname}: ReduceOp.AVG needs a floating-point tensor, got {np_dtype} "
+        raise RuntimeError(f"{opname}: ReduceOp.AVG needs a floating-point tensor, got {np_dtype} "
                         "(an integer mean would round). Use ReduceOp.SUM and divide by "
                         "get_world_size(), or convert to float first.")
     name = {"AVG": "SUM", "PRODUCT": "PROD"}.get(op.name, op.name)
