@@ -7,6 +7,7 @@ numpy on its own. A failed check raises, which ends the job non-zero with this r
 Prints `rank R: N checks passed` at the end. `python dist_checks.py quick` runs fewer dtypes and
 shapes (for 4 ranks sharing 2 cores).
 """
+import gc
 import os
 import pathlib
 import sys
@@ -313,7 +314,11 @@ def errors_after_init():
 
 
 def restart():
-    dist.destroy_process_group()
+    t = labkit.ones(1000)
+    dist.all_reduce(t, async_op=True)        # its Work dropped: the group keeps it alive
+    gc.collect()
+    dist.destroy_process_group()             # ... and finishes it
+    same(t, np.full(1000, N, np.float32), "an async call nobody waited for, done at destroy")
     check(not dist.is_initialized(), "destroy_process_group ends the group")
     raises(ValueError, ["not been initialized", "broadcast"],
            lambda: dist.broadcast(labkit.ones(2), 0), "collective after destroy")

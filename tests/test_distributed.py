@@ -133,6 +133,22 @@ def test_the_job_ends_cleanly_when_every_rank_agrees(tmp_path):
     assert leftovers(job) == []
 
 
+@pytest.mark.parametrize("check", ["DETAIL", "OFF"])
+def test_async_calls_left_in_flight_are_finished_at_exit(tmp_path, check):
+    """MPI may still be writing into a tensor of an un-waited async call when the script ends:
+    the exit handler finishes it before MPI shuts down (not a crash in free())."""
+    job = script(tmp_path, """
+        import labkit, labkit.distributed as dist
+        dist.init_process_group()
+        t = labkit.ones(100000)
+        dist.all_reduce(t, async_op=True)
+        dist.broadcast(labkit.ones(10), src=0, async_op=True)
+        print("end", flush=True)
+    """)
+    run, _ = mpiexec(2, job, LABKIT_DISTRIBUTED_DEBUG=check)
+    assert run.returncode == 0 and run.stdout.count("end") == 2, run.stdout + run.stderr
+
+
 def test_a_rank_failing_before_init_stops_the_others_under_the_launcher(tmp_path):
     """Before init_process_group MPI has not started on that rank; the launcher's worker starts
     it and leaves, so mpiexec stops the ranks already waiting in init_process_group."""

@@ -68,6 +68,7 @@ class _Recv(Work):
             return call()
         except self._group.MPI.Exception as e:
             self._done, self._req = True, None
+            self._group.active.pop(self, None)
             self._exc = RuntimeError(f"{self._what}: the message is larger than the tensor "
                                      f"(MPI: {e.Get_error_string().strip()}); sender and "
                                      "receiver must use tensors of the same shape and dtype.")

@@ -31,6 +31,7 @@ class ProcessGroup:
         self.fingerprint = Fingerprint(self.comm.Dup(), timeout) if check and self._size > 1 \
             else None
         self.pending = collections.deque()        # async Works whose check is in flight
+        self.active = {}                          # Works whose MPI request is in flight
 
     def rank(self):
         return self._rank
@@ -70,6 +71,12 @@ class ProcessGroup:
             if work is upto:
                 return
 
+    def drain(self):
+        """Finish every async call still in flight (MPI may still be using their buffers)."""
+        self.flush()
+        while self.active:
+            next(iter(self.active)).wait()
+
     def free(self):
         if self.fingerprint is not None:
             self.fingerprint.comm.Free()
@@ -77,6 +84,7 @@ class ProcessGroup:
 
 
 _group = None       # the default ProcessGroup once initialised
+_exit_registered = False
 
 
 def is_available():
@@ -154,6 +162,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                          "under MPI the launcher assigns ranks: drop the rank argument.")
     check = os.environ.get("LABKIT_DISTRIBUTED_DEBUG", "DETAIL").upper() != "OFF"
     _group = ProcessGroup(MPI, _seconds(timeout), check)
+    global _exit_registered
+    if not _exit_registered:
+        atexit.register(_at_exit)
+        _exit_registered = True
     if n > 1:
         _install_fault_handlers()
 
@@ -163,6 +175,7 @@ def destroy_process_group(group=None):
     global _group
     g = _default("destroy_process_group", group)
     try:
+        g.drain()
         g.agree("destroy_process_group")
     finally:
         _group = None
@@ -221,18 +234,18 @@ def _install_fault_handlers():
         _abort(g)
 
     sys.excepthook = abort_all
-    atexit.register(_at_exit)
 
 
 def _at_exit():
     """The script ended on this rank: tell ranks still making collective calls, then leave."""
     global _group
     g = _group
-    if g is None or g.fingerprint is None:
+    if g is None:
         return
     try:
-        g.flush()
-        g.fingerprint.agree(EXIT)
+        g.drain()
+        if g.fingerprint is not None:
+            g.fingerprint.agree(EXIT)
     except RuntimeError as e:
         sys.stderr.write(f"{e}\nlabkit.distributed: rank {g.rank()} stops every rank.\n")
         _abort(g)

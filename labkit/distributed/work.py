@@ -25,6 +25,8 @@ class Work:
         elif start is not None:
             self._req = start()
         self._done = self._req is None and self._check is None
+        if self._req is not None:
+            group.active[self] = None     # MPI uses our buffers until done: keep them alive
 
     def _begin(self):
         """The check has been started on every rank: wait for it, then start the transfer."""
@@ -36,6 +38,7 @@ class Work:
             raise
         if self._start is not None:
             self._req = self._start()
+            self._group.active[self] = None
         else:
             self._complete()
 
@@ -47,6 +50,8 @@ class Work:
     def _complete(self):
         self._done, finish, self._finish = True, self._finish, None
         self._req = None
+        if self._group is not None:
+            self._group.active.pop(self, None)
         if finish is not None:
             try:
                 finish(self._status)
