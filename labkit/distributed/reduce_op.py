@@ -25,11 +25,21 @@ _BOOL = {"SUM": "LOR", "MAX": "LOR", "BOR": "LOR", "PRODUCT": "LAND", "MIN": "LA
          "BAND": "LAND", "BXOR": "LXOR"}
 
 
+_ops = {}     # (ReduceOp, numpy dtype) -> MPI.Op, once checked
+
+
 def mpi_op(MPI, op, np_dtype, opname):
     """The MPI.Op for `op` on `np_dtype` (AVG is a SUM the caller divides), or a clear error."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{opname}: op must be a labkit.distributed.ReduceOp (e.g. ReduceOp.SUM), "
                         f"got {op!r}.")
+    found = _ops.get((op, np_dtype))
+    if found is None:
+        found = _ops[op, np_dtype] = _mpi_op(MPI, op, np_dtype, opname)
+    return found
+
+
+def _mpi_op(MPI, op, np_dtype, opname):
     kind = np_dtype.kind
     if kind == "b":
         if op is ReduceOp.AVG:
