@@ -18,21 +18,23 @@ class Work:
         in flight) has passed; the group starts checked Works in call order."""
         self._group, self._req, self._what = group, req, what
         self._finish, self._outputs, self._status = finish, list(outputs), status
-        self._start, self._check, self._exc = start, check, None
+        self._start, self._check, self._exc, self._done = start, check, None, False
         if check is not None:
             group.pending.append(self)
-            group.flush(wait=False)
+            group.flush(wait=False)       # may start it (or an earlier one) right away
         elif start is not None:
-            self._req = start()
-        self._done = self._req is None and self._check is None
-        if self._req is not None:
+            self._begin()                 # no comparison to wait for
+        elif req is not None:
             group.active[self] = None     # MPI uses our buffers until done: keep them alive
+        else:
+            self._done = True
 
     def _begin(self):
-        """The check has been started on every rank: wait for it, then start the transfer."""
+        """Wait for the call comparison (if any), then start the transfer."""
         check, self._check = self._check, None
         try:
-            self._group.fingerprint.finish(check)
+            if check is not None:
+                self._group.fingerprint.finish(check)
         except RuntimeError as e:
             self._done, self._exc, self._finish = True, e, None
             raise
