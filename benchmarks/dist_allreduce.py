@@ -97,6 +97,8 @@ def main():
             tt = gloo[0].zeros(size // 4)
             rows[-1][1]["torch gloo"] = paired({"gloo": lambda: gloo[1].all_reduce(tt)},
                                                rounds=5, number=max(1, number // 10))["gloo"]
+        if rank == 0:
+            print(f"  measured {size} bytes", file=sys.stderr, flush=True)
     if rank == 0:
         report(rows, n)
     dist.destroy_process_group()
