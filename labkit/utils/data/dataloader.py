@@ -12,10 +12,11 @@ import itertools
 
 import numpy as np
 
-from ...engine.creation import default_generator
+from ...engine.distributions import random_full
+from ...engine.generator import default_generator
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .fetch import create_fetcher, uses_tensor_fast_path
+from .fetch import FetchArgs, create_fetcher, uses_tensor_fast_path
 from .pin_memory import pin_memory
 from .sampler import (BatchSampler, RandomSampler, SequentialSampler, _check_bool,
                       _check_generator, _positive_int, index_batches)
@@ -117,8 +118,8 @@ class DataLoader:
         return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
 
     def _fetch_args(self):
-        return (self.dataset, self._iterable, self._auto_collation, self.batch_size,
-                self.collate_fn, self.drop_last)
+        return FetchArgs(self.dataset, self._iterable, self._auto_collation, self.batch_size,
+                         self.collate_fn, self.drop_last)
 
     def _tasks(self):
         """What each batch's fetch receives: index lists (or arrays), or None for a stream."""
@@ -134,7 +135,7 @@ class DataLoader:
         """Drawn once per iterator, with or without workers, so that the shuffle order
         after labkit.manual_seed does not depend on num_workers."""
         gen = self.generator if self.generator is not None else default_generator
-        return int(gen.rng.integers(np.iinfo(np.int64).max))
+        return int(random_full(gen, (), np.int64))      # torch: empty((), int64).random_()
 
     def __iter__(self):
         if self.num_workers == 0:
