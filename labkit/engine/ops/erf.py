@@ -54,6 +54,7 @@ def erf_array(x, xp):
 
 class Erf(Function):
     node_name = "ErfBackward0"
+    onnx = "Erf"
 
     @staticmethod
     def forward(ctx, x):

@@ -15,9 +15,10 @@ from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
-from ..promotion import category, fill_value, result_np
+from ..promotion import category, fill_value, number_bound, result_np
 from .common import data, float_operands
 from .common import operands as _operands
+from .table import Numpy
 
 
 def _recording(x, args):
@@ -191,8 +192,14 @@ mul_ = _binary("mul_", "multiply", arithmetic.Mul, "__imul__")
 div_ = _binary("div_", "true_divide", arithmetic.Div, "__itruediv__")
 
 
+def _copy_numpy(gen, node, name, out):
+    """The value (a number or a tensor) cast into a fresh buffer of the output's dtype."""
+    return [f"{name} = {out}", f"copyto({name}, {gen.arg(node.args[1])}, casting='unsafe')"]
+
+
 class _Fill(Function):
     node_name = "FillBackward0"
+    op_name, numpy = "fill_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, value):
@@ -207,6 +214,7 @@ class _Fill(Function):
 
 class _Copy(Function):
     node_name = "CopyBackwards"
+    op_name, numpy = "copy_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, src):
@@ -247,7 +255,10 @@ def clamp_(x, min=None, max=None):
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
         raise RuntimeError("clamp_: at least one of min or max must be given.")
-    return inplace(x, "clamp_", lambda d: x.device.xp.clip(d, min, max, out=d), cls, min, max)
+    # integer bounds are converted to x's dtype, as torch: one that does not fit raises, a
+    # negative one wraps into an unsigned dtype (uint8.clamp_(-2, 2) clamps to [254, 2])
+    lo, hi = number_bound(x._data.dtype, min), number_bound(x._data.dtype, max)
+    return inplace(x, "clamp_", lambda d: x.device.xp.clip(d, lo, hi, out=d), cls, min, max)
 
 
 @tensor_method("relu_")

@@ -11,10 +11,12 @@ from ..function import Function, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
+from .table import UNSUPPORTED
 
 
 class Sinh(Function):
     node_name = "SinhBackward0"
+    onnx = "Sinh"
 
     @staticmethod
     def forward(ctx, x):
@@ -29,6 +31,7 @@ class Sinh(Function):
 
 class Cosh(Function):
     node_name = "CoshBackward0"
+    onnx = "Cosh"
 
     @staticmethod
     def forward(ctx, x):
@@ -44,6 +47,7 @@ class Cosh(Function):
 class Tan(Function):
     """tan x; derivative 1 + tan**2, from the output."""
     node_name = "TanBackward0"
+    onnx = "Tan"
 
     @staticmethod
     def forward(ctx, x):
@@ -59,6 +63,7 @@ class Tan(Function):
 
 class Asin(Function):
     node_name = "AsinBackward0"
+    onnx = "Asin"
     fn, sign = "arcsin", 1
 
     @classmethod
@@ -75,11 +80,13 @@ class Asin(Function):
 
 class Acos(Asin):
     node_name = "AcosBackward0"
+    onnx = "Acos"
     fn, sign = "arccos", -1
 
 
 class Atan(Function):
     node_name = "AtanBackward0"
+    onnx = "Atan"
 
     @staticmethod
     def forward(ctx, x):
@@ -182,6 +189,7 @@ class Rsqrt(Function):
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
+    onnx = "Reciprocal"
 
     @staticmethod
     def forward(ctx, x):
@@ -201,6 +209,7 @@ class Reciprocal(Function):
 class Floor(Function):
     """Piecewise constant: the gradient is zero (as torch), integers pass unchanged."""
     node_name = "FloorBackward0"
+    onnx = "Floor"
     fn = "floor"
 
     @classmethod
@@ -217,11 +226,13 @@ class Floor(Function):
 
 class Ceil(Floor):
     node_name = "CeilBackward0"
+    onnx = "Ceil"
     fn = "ceil"
 
 
 class Trunc(Floor):
     node_name = "TruncBackward0"
+    onnx = UNSUPPORTED           # ONNX has no trunc
     fn = "trunc"
 
 

@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .table import Numpy
 from . import rules
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -39,8 +40,26 @@ def _expand_back(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+def _float_in(node):
+    return node.args[0].dtype.kind == "f"
+
+
+def _reduce_numpy(op, gen, node, name, out):
+    x, dims, keepdim = node.args
+    return [f"{name} = {gen.arg(x)}.{op}(axis={gen.lit(dims)}, keepdims={gen.lit(keepdim)}, "
+            f"out={out})"]
+
+
 class Sum(Function):
     node_name = "SumBackward1"
+    numpy = Numpy(lambda gen, node, name, out: _reduce_numpy("sum", gen, node, name, out),
+                  when=_float_in)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, dims, keepdim = node.args
+        axes = list(dims) if dims is not None else list(range(len(w.ref(node).shape)))
+        w.emit("ReduceSum", [w.name(x), w.const(axes, "int64")], out, keepdims=int(bool(keepdim)))
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -60,10 +79,18 @@ class Sum(Function):
 
 class SumAll(Sum):
     node_name = "SumBackward0"
+    op_name = "sum"
 
 
 class Mean(Function):
     node_name = "MeanBackward1"
+    numpy = Numpy(lambda gen, node, name, out: _reduce_numpy("mean", gen, node, name, out),
+                  when=_float_in)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, dims, keepdim = node.args
+        w.emit("ReduceMean", [w.name(x)], out, axes=list(dims), keepdims=int(bool(keepdim)))
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -87,6 +114,7 @@ class Mean(Function):
 
 class MeanAll(Mean):
     node_name = "MeanBackward0"
+    op_name = "mean"
 
 
 class Amax(Function):
@@ -150,11 +178,13 @@ class Amin(Amax):
 
 class MaxAll(Amax):
     node_name = "MaxBackward1"
+    op_name = "max"
     nan_wins = True
 
 
 class MinAll(Amin):
     node_name = "MinBackward1"
+    op_name = "min"
     nan_wins = True
 
 
@@ -224,7 +254,7 @@ class Var(Function):
     def forward(ctx, x, dims, correction, keepdim):
         if x._data.dtype.kind != "f":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
-        ctx.whole = dims is None            # var() without dim (torch's backward differs)
+        ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
         dims = tuple(range(x._data.ndim)) if dims is None else dims
         n = 1
         for d in dims:
@@ -244,10 +274,10 @@ class Var(Function):
         # correction >= n, where torch 2.13 is not self-consistent; we copy it: reducing the
         # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
         # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
-        if ctx.whole:
+        if ctx.whole:    # torch's formula here does not depend on x: no second derivative
             return g * (centered.detach().abs() * float("inf")), None, None, None
-        if dof == 0:     # inf or nan: torch's second derivative treats it as a constant
-            return g * (centered.detach() * float("inf")), None, None, None
+        if dof == 0:     # 2 / 0 = inf times (x - mean): torch's second derivative is nan
+            return g * (centered * float("inf")), None, None, None
         return g * centered * (2.0 / dof), None, None, None
 
     @classmethod

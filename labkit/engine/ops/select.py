@@ -1,13 +1,16 @@
 """Choosing between tensors elementwise: where, maximum, minimum."""
 from ..function import Function
 from ..tensor import Tensor, tensor_method
-from ..promotion import cast_all
+from ..promotion import cast_all, number_bound, result_np
 from .common import operands
+from .table import Numpy
 from . import rules
 
 
 class Where(Function):
     node_name = "WhereBackward0"
+    arity, elementwise = 3, True
+    cuda, onnx = "({0} ? {1} : {2})", "Where"
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -16,7 +19,9 @@ class Where(Function):
                                "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
         xp = cond.device.xp
-        dt, (x, y) = cast_all(a, b)       # a Python number stays one: no copy to a GPU
+        dt = result_np(a, b)              # a Python number must fit an integer result (torch)
+        dt, (x, y) = cast_all(number_bound(dt, a), number_bound(dt, b))  # and stays a number:
+        # no copy to a GPU
         out = xp.where(cond._data, x, y)
         return out if out.dtype == dt else out.astype(dt)
 
@@ -42,6 +47,8 @@ class Where(Function):
 class Maximum(Function):
     """Elementwise max; where both are equal the gradient is split in half (as in torch)."""
     node_name = "MaximumBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("maximum({0}, {1}, out={out})"), "max({0}, {1})", "Max"
     pick = "maximum"
 
     @classmethod
@@ -73,6 +80,7 @@ class Maximum(Function):
 
 class Minimum(Maximum):
     node_name = "MinimumBackward0"
+    numpy, cuda, onnx = Numpy("minimum({0}, {1}, out={out})"), "min({0}, {1})", "Min"
     pick = "minimum"
 
 

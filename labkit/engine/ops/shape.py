@@ -9,6 +9,7 @@ import weakref
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .table import Numpy
 from . import rules
 
 
@@ -37,8 +38,15 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
+def _reshape_onnx(w, node, out):
+    target = w.reshape_target(node.outputs[0])
+    w.emit("Reshape", [w.name(node.args[0]), w.const(target, "int64")], out)
+
+
 class Reshape(Function):
     node_name = "ViewBackward0"
+    op_name = "reshape"
+    numpy, onnx = Numpy("{0}.reshape({shape})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -69,6 +77,14 @@ class Reshape(Function):
 
 class Transpose(Function):
     node_name = "TransposeBackward0"
+    numpy = Numpy("swapaxes({0}, {1}, {2})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, d0, d1 = node.args
+        perm = list(range(len(w.ref(node).shape)))
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        w.emit("Transpose", [w.name(x)], out, perm=perm)
 
     @staticmethod
     def forward(ctx, x, d0, d1):
@@ -99,6 +115,12 @@ class T(Transpose):
 
 class Permute(Function):
     node_name = "PermuteBackward0"
+    numpy = Numpy(lambda gen, node, name, out: f"{gen.arg(node.args[0])}.transpose("
+                                               f"{gen.lit(tuple(node.args[1]))})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("Transpose", [w.name(node.args[0])], out, perm=list(node.args[1]))
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -141,6 +163,11 @@ def _inverse(dims):
 class Expand(Function):
     """Broadcast to a larger shape without copying (a read-only view)."""
     node_name = "ExpandBackward0"
+    numpy = Numpy("broadcast_to({0}, {shape})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("Expand", [w.name(node.args[0]), w.const(w.expand_target(node), "int64")], out)
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -171,6 +198,7 @@ class Expand(Function):
 
 class Squeeze(Function):
     node_name = "SqueezeBackward0"
+    numpy, onnx = Numpy("{0}.reshape({shape})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -193,14 +221,17 @@ class Squeeze(Function):
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"  # squeeze(dim)
+    op_name = "squeeze"
 
 
 class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward2"  # squeeze((dim, ...))
+    op_name = "squeeze"
 
 
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
+    numpy, onnx = Numpy("expand_dims({0}, {1})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -222,15 +253,24 @@ class Unsqueeze(Function):
 
 
 class Clone(Function):
+    """A copy. order "K" keeps the input's layout (torch's preserve_format: a transposed
+    input's clone is transposed in memory too, so x.t().clone().view(-1) fails as in torch);
+    contiguous() asks for "C"."""
     node_name = "CloneBackward0"
+    onnx = "Identity"
+    numpy = Numpy(lambda gen, node, name, out: [f"{name} = {out}",
+                                                f"copyto({name}, {gen.arg(node.args[0])})"])
 
     @staticmethod
-    def forward(ctx, x):
-        return x._data.copy()
+    def forward(ctx, x, order="K"):
+        d = x._data
+        if order == "K" and any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
+            order = "C"       # an expanded input: torch's copy is contiguous
+        return d.copy(order=order)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return grad, None
 
     jvp = classmethod(rules.same_op)
     vmap = classmethod(rules.elementwise)
@@ -378,9 +418,9 @@ def unsqueeze(x, dim):
 @tensor_method("clone")
 def clone(x):
     """A copy with its own memory; gradients flow through it."""
-    return Clone.apply(x)
+    return Clone.apply(x, "K")
 
 
 @tensor_method("contiguous")
 def contiguous(x):
-    return x if x._data.flags.c_contiguous else Clone.apply(x)
+    return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
