@@ -11,6 +11,7 @@ import labkit
 import labkit.distributed as dist
 from labkit import nn
 from labkit.distributed.optim import ZeroRedundancyOptimizer
+from labkit.distributed.pipelining import PipelineStage, ScheduleGPipe
 from labkit.nn.parallel import DistributedDataParallel as DDP
 from labkit.utils.data import DistributedSampler
 
@@ -136,6 +137,32 @@ total = sum(p.numel() for p in model.parameters())
 assert sum(zero.shard_numel(r) for r in range(WORLD)) == total
 assert sum(p.numel() for p in zero.optim.state) == zero.shard_numel()
 assert WORLD == 1 or zero.shard_numel() < total
+
+# pipeline (GPipe over point-to-point sends): stage r holds layers r*L/W .. ; the gradients
+# equal one process's on the whole batch (mean loss), the outputs too
+labkit.manual_seed(0)
+layers = [m for _ in range(4) for m in (nn.Linear(6, 6), nn.Tanh())]
+full = nn.Sequential(*layers)
+xb, yb = labkit.randn(8, 6), labkit.randn(8, 6)
+nn.functional.mse_loss(full(xb), yb).backward()
+per = len(layers) // WORLD
+part = nn.Sequential(*layers[RANK * per:(RANK + 1) * per])
+part.zero_grad()
+sched = ScheduleGPipe(PipelineStage(part, RANK, WORLD), n_microbatches=4,
+                      loss_fn=nn.functional.mse_loss)
+losses = []
+out = sched.step(xb, target=yb, losses=losses)
+pipe_grads = [p.grad.clone() for p in part.parameters()]
+part.zero_grad()
+nn.functional.mse_loss(full(xb), yb).backward()
+pipe_diff = max((a - p.grad).abs().max().item() for a, p in zip(pipe_grads, part.parameters()))
+diffs = [labkit.zeros(1) for _ in range(WORLD)]
+dist.all_gather(diffs, labkit.tensor([pipe_diff]))
+results["pipeline grads"] = max(d.item() for d in diffs)
+if RANK == WORLD - 1:
+    assert (out - full(xb)).abs().max().item() < 1e-12 and len(losses) == 4
+assert [(s, k, m) for s, k, m, _, _ in sched.timeline] == \
+    [(RANK, "F", m) for m in range(4)] + [(RANK, "B", m) for m in range(4)]
 
 # faults: every rank raises the same clear error (so none is left waiting)
 try:

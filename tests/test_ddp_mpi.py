@@ -54,3 +54,7 @@ def test_unused_parameter_error_names_it(results):
 
 def test_shape_disagreement_names_parameter_and_ranks(results):
     assert "'weight'" in results["shape error"] and "rank 1: [3, 6]" in results["shape error"]
+
+
+def test_gpipe_over_send_recv_gives_one_process_gradients(results):
+    assert results["pipeline grads"] <= 1e-12
