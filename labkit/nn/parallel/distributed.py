@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 
 from ...engine.grad_mode import no_grad
-from ...engine.ops.join import cat
+from ...engine.creation import zeros
 from ...engine.tensor import Tensor
 from ..module import Module
 
@@ -178,7 +178,7 @@ class DistributedDataParallel(Module):
         self._unused = [pid for pid in self._names if pid not in reached]
         self._unused_checked = False
         for b in self._buckets:
-            b.pending, b.work, b.flat = len(b.params), None, None
+            b.pending, b.work = len(b.params), None
         self._next = 0
 
     def _unfinished_error(self):
@@ -229,13 +229,20 @@ class DistributedDataParallel(Module):
             self._finalize()
 
     def _launch(self, bucket):
-        dist = _dist()
         with no_grad():
-            parts = [(p.grad if p.grad is not None else p.detach() * 0).reshape(-1)
-                     for p in bucket.params]
-            bucket.flat = cat(parts) if len(parts) > 1 else parts[0].clone()
+            if bucket.flat is None:   # one buffer per bucket, kept: no allocation per step
+                bucket.flat = zeros(sum(p.numel() for p in bucket.params),
+                                    dtype=bucket.params[0].dtype, device=bucket.params[0].device)
+            offset = 0
+            for p in bucket.params:
+                n = p.numel()
+                if p.grad is None:
+                    bucket.flat[offset:offset + n].zero_()
+                else:
+                    bucket.flat[offset:offset + n].copy_(p.grad.reshape(-1))
+                offset += n
         self._record("launch", bucket.index)
-        bucket.work = dist.all_reduce(bucket.flat, async_op=True)
+        bucket.work = _dist().all_reduce(bucket.flat, async_op=True)
 
     def _finalize(self):
         self._expected = None
@@ -258,7 +265,7 @@ class DistributedDataParallel(Module):
                         p.grad = avg.clone()
                     else:
                         p.grad.copy_(avg)
-                bucket.work = bucket.flat = None
+                bucket.work = None
 
     def _globally_used(self):
         from ...engine.creation import tensor
