@@ -11,11 +11,13 @@ def under_mpi():
     return "PMI_RANK" in os.environ or "OMPI_COMM_WORLD_RANK" in os.environ
 
 
-def relaunch(n, script, *args):
-    """Run `script` on n ranks; return its exit code."""
+def relaunch(n, script, *args, capture=False):
+    """Run `script` on n ranks: its exit code, or with capture=True its stdout."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
                [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
     mpiexec = Path(sys.executable).with_name("mpiexec")
     cmd = [str(mpiexec), "-n", str(n), sys.executable, str(script), *args]
+    if capture:
+        return subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     return subprocess.run(cmd, env=env).returncode
