@@ -29,13 +29,15 @@ class PipelineStage:
         self.is_first, self.is_last = stage_index == 0, stage_index == num_stages - 1
 
 
-def _send(t, dst):
+def _isend(t, dst, pending):
+    """Send without waiting for the receiver (it may still be computing): the stage goes on
+    with its next micro-batch. `pending` keeps the requests (and buffers) until step's end."""
     from .. import distributed as dist
     if t.dim() > _HEADER - 1:
         raise ValueError(f"pipelining: activations of {t.dim()} dims; at most {_HEADER - 1}.")
     head = [t.dim(), *t.shape]
-    dist.send(tensor(head + [0] * (_HEADER - len(head))), dst)
-    dist.send(t.detach().contiguous(), dst)
+    head, data = tensor(head + [0] * (_HEADER - len(head))), t.detach().contiguous()
+    pending += [(dist.isend(head, dst), head), (dist.isend(data, dst), data)]
 
 
 def _recv(src, dtype):
@@ -64,7 +66,7 @@ class ScheduleGPipe:
         dtype = next(iter(mod.parameters())).dtype
         xs = args[0].chunk(self.n) if st.is_first else [None] * self.n
         ys = target.chunk(self.n) if st.is_last else [None] * self.n
-        inputs, outputs = [], []
+        inputs, outputs, pending = [], [], []
         for m in range(self.n):                      # forward every micro-batch
             x = xs[m] if st.is_first else _recv(me - 1, dtype).requires_grad_()
             t0 = time.perf_counter()
@@ -76,7 +78,7 @@ class ScheduleGPipe:
                 out = (out, loss / self.n)
             self.timeline.append((me, "F", m, t0, time.perf_counter()))
             if not st.is_last:
-                _send(out, me + 1)
+                _isend(out, me + 1, pending)
             inputs.append(x)
             outputs.append(out)
         for m in range(self.n):                      # then backward every micro-batch
@@ -89,7 +91,9 @@ class ScheduleGPipe:
                 outputs[m].backward(grad)
             self.timeline.append((me, "B", m, t0, time.perf_counter()))
             if not st.is_first:
-                _send(inputs[m].grad, me - 1)
+                _isend(inputs[m].grad, me - 1, pending)
+        for work, _ in pending:
+            work.wait()
         if st.is_last:
             with no_grad():
                 return cat([o[0] for o in outputs])

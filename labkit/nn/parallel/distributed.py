@@ -67,7 +67,7 @@ def _reachable_leaves(output):
 class _Bucket:
     def __init__(self, index, params):
         self.index, self.params = index, params
-        self.pending, self.work, self.flat = len(params), None, None
+        self.pending, self.work, self.flat, self.finished = len(params), None, None, False
 
 
 class DistributedDataParallel(Module):
@@ -100,7 +100,8 @@ class DistributedDataParallel(Module):
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready)
                          for _, p in named]
         self._expected = None   # ids of params whose gradient this backward waits for
-        self.timeline = None    # set to a list to record (event, bucket, time) tuples
+        self.timeline = None    # a list to record ("launch"/"done", bucket, time) in: "done"
+        #                         is when a poll between gradients, or the final wait, saw it
 
     # --- wrap-time checks ------------------------------------------------------------------
     def _buffers_list(self):
@@ -178,7 +179,7 @@ class DistributedDataParallel(Module):
         self._unused = [pid for pid in self._names if pid not in reached]
         self._unused_checked = False
         for b in self._buckets:
-            b.pending, b.work = len(b.params), None
+            b.pending, b.work, b.finished = len(b.params), None, False
         self._next = 0
 
     def _unfinished_error(self):
@@ -223,8 +224,9 @@ class DistributedDataParallel(Module):
                 self._launch(self._buckets[self._next])
                 self._next += 1
         for b in self._buckets[:self._next]:   # drive MPI's progress between computations
-            if b.work is not None:
-                b.work.is_completed()
+            if b.work is not None and not b.finished and b.work.is_completed():
+                b.finished = True
+                self._record("done", b.index)
         if not self._expected:
             self._finalize()
 
@@ -252,7 +254,8 @@ class DistributedDataParallel(Module):
         with no_grad():
             for bucket in self._buckets:
                 bucket.work.wait()
-                self._record("done", bucket.index)
+                if not bucket.finished:
+                    self._record("done", bucket.index)
                 bucket.flat.div_(self._world)
                 offset = 0
                 for p in bucket.params:
