@@ -173,6 +173,25 @@ except RuntimeError as e:
     assert "extra.weight" in str(e) and "find_unused_parameters=True" in str(e), e
     results["unused error"] = str(e)
 
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(5, 1), nn.Linear(5, 1)
+
+    def forward(self, x):
+        return self.a(x), self.b(x)
+
+
+two = DDP(TwoHeads())
+first, _ = two(x[mine])
+first.sum().backward()                 # b was used by the forward, but gets no gradient
+try:
+    two(x[mine])
+    raise AssertionError("unfinished reduction not reported")
+except RuntimeError as e:
+    assert "prior iteration" in str(e) and "b.weight, b.bias" in str(e), e
+    results["unfinished error"] = str(e)
+
 labkit.manual_seed(0)
 try:
     DDP(nn.Linear(5 + RANK, 3))

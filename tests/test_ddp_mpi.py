@@ -58,3 +58,7 @@ def test_shape_disagreement_names_parameter_and_ranks(results):
 
 def test_gpipe_over_send_recv_gives_one_process_gradients(results):
     assert results["pipeline grads"] <= 1e-12
+
+
+def test_a_backward_that_missed_parameters_is_reported_at_the_next_forward(results):
+    assert "b.weight, b.bias" in results["unfinished error"]

@@ -188,9 +188,9 @@ class DistributedDataParallel(Module):
         raise RuntimeError(
             "DistributedDataParallel: expected to have finished reduction in the prior "
             "iteration before starting a new one: these parameters received no gradient in "
-            f"its backward: {', '.join(missing)}. Either they were not used to compute the "
-            "loss (pass find_unused_parameters=True), or backward was not called on the "
-            "forward's output.")
+            f"its backward: {', '.join(missing)}. Make sure every output of the forward "
+            "takes part in the loss that backward() is called on (e.g. add up the losses of "
+            "all heads).")
 
     # --- backward: hooks, buckets, finalize ---------------------------------------------------
     def _grad_ready(self, param):
