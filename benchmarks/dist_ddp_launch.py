@@ -1,6 +1,8 @@
 """Helper for the dist_ddp/dist_scaling benchmarks: run this script under mpiexec (from the
 mpich wheel beside the Python in use) unless it already runs under it. One BLAS thread per
-rank: ranks are processes, so N ranks on N cores is the fair setting."""
+rank: ranks are processes, so N ranks on N cores is the fair setting. labkit's per-call check
+that all ranks make the same collective (an extra tiny all-gather and a wait for every rank
+before each collective) is off, as torch's is by default (TORCH_DISTRIBUTED_DEBUG)."""
 import os
 import subprocess
 import sys
@@ -13,7 +15,7 @@ def under_mpi():
 
 def relaunch(n, script, *args, capture=False):
     """Run `script` on n ranks: its exit code, or with capture=True its stdout."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+    env = {**os.environ, "LABKIT_DISTRIBUTED_DEBUG": "OFF", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(
                [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
     mpiexec = Path(sys.executable).with_name("mpiexec")

@@ -137,6 +137,11 @@ total = sum(p.numel() for p in model.parameters())
 assert sum(zero.shard_numel(r) for r in range(WORLD)) == total
 assert sum(p.numel() for p in zero.optim.state) == zero.shard_numel()
 assert WORLD == 1 or zero.shard_numel() < total
+try:
+    zero.state_dict()
+    raise AssertionError("a sharded state_dict must not pass for a whole one")
+except NotImplementedError as e:
+    assert "zero.optim.state_dict()" in str(e)
 
 # pipeline (GPipe over point-to-point sends): stage r holds layers r*L/W .. ; the gradients
 # equal one process's on the whole batch (mean loss), the outputs too

@@ -64,6 +64,17 @@ class ZeroRedundancyOptimizer(Optimizer):
                     dist.broadcast(p.detach(), src=self._owner[id(p)])
         return loss
 
+    def state_dict(self):
+        raise NotImplementedError(
+            "ZeroRedundancyOptimizer.state_dict: each rank holds only its own shard's state, so "
+            "there is no whole state here to return (torch gathers it with "
+            "consolidate_state_dict(), which labkit lacks). Save each rank's "
+            "zero.optim.state_dict() to its own file, and load it back into zero.optim on the "
+            "same rank with the same world size.")
+
+    def load_state_dict(self, state_dict):
+        self.state_dict()
+
     def shard_numel(self, rank=None):
         """Number of parameter elements whose optimizer state `rank` (default: this one) holds."""
         rank = self.rank if rank is None else rank
