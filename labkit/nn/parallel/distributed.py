@@ -16,7 +16,7 @@ import time
 from contextlib import contextmanager
 
 from ...engine.grad_mode import no_grad
-from ...engine.creation import zeros
+from ...engine.creation import tensor, zeros
 from ...engine.tensor import Tensor
 from ..module import Module
 
@@ -110,7 +110,6 @@ class DistributedDataParallel(Module):
     def _check_shapes(self, dist, module):
         """Every rank must hold the same parameters: all-gather (count, shapes) and name the
         first disagreement on every rank (so all raise, none hangs in a later collective)."""
-        from ...engine.creation import tensor
         named = list(module.named_parameters())
         code = [v for _, p in named for v in (len(p.shape), *p.shape)]
         head = tensor([len(named), len(code)])
@@ -271,7 +270,6 @@ class DistributedDataParallel(Module):
                 bucket.work = None
 
     def _globally_used(self):
-        from ...engine.creation import tensor
         unused = set(self._unused)
         flags = tensor([0.0 if pid in unused else 1.0 for pid in self._names])
         _dist().all_reduce(flags)
