@@ -82,6 +82,33 @@ for name in ("sgd", "adam"):
             results[f"{name} accumulate={acc} cap={cap}"] = train(name, acc, cap)
 results["find_unused_parameters"] = train("sgd", False, 25, unused=True)
 
+# find_unused_parameters with a branch only rank 0 takes: rank 1 contributes zeros for it, so
+# its gradient is rank 0's / WORLD, as one process whose loss uses the branch for rank 0's rows
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc, self.extra = nn.Linear(5, 3), nn.Linear(5, 3)
+
+    def forward(self, x, mask=None):
+        if mask is None:
+            return self.fc(x)
+        return self.fc(x) + self.extra(x) * mask
+
+
+x, y = data()
+labkit.manual_seed(0)
+ref = Branchy()
+labkit.manual_seed(0)
+br = DDP(Branchy(), find_unused_parameters=True)
+mask = labkit.zeros(WORLD * B, 1)
+mask[:B] = 1.0
+nn.functional.mse_loss(ref(x, mask), y).backward()
+mine = slice(RANK * B, (RANK + 1) * B)
+out = br(x[mine], mask[mine]) if RANK == 0 else br(x[mine])
+nn.functional.mse_loss(out, y[mine]).backward()
+results["locally unused"] = max((a.grad - b.grad).abs().max().item()
+                                for a, b in zip(ref.parameters(), br.module.parameters()))
+
 # buckets: reverse registration order; timeline records launches before backward returns
 probe = DDP(make(0), bucket_cap_mb=1e-4)
 assert probe.bucket_names()[0] == ["norm.bias"] and probe.bucket_names()[-1] == ["fc1.weight"]

@@ -62,3 +62,7 @@ def test_gpipe_over_send_recv_gives_one_process_gradients(results):
 
 def test_a_backward_that_missed_parameters_is_reported_at_the_next_forward(results):
     assert "b.weight, b.bias" in results["unfinished error"]
+
+
+def test_a_branch_one_rank_skips_is_averaged_with_zeros(results):
+    assert results["locally unused"] <= 1e-12
