@@ -53,7 +53,8 @@ def mpi_view(arr):
 
 
 def reducible(arr):
-    """`arr` itself when MPI can reduce its dtype, else a float32 copy (bfloat16 sums in float32)."""
+    """`arr` itself when MPI can reduce its dtype, else a float32 copy (bfloat16 sums in
+    float32)."""
     return arr if mpi_knows(arr.dtype) else arr.astype(np.float32)
 
 

@@ -9,21 +9,26 @@ import numpy as np
 from .buffers import HostBuffer, check_tensor, mpi_view, reducible
 from .process_group import _default
 from .reduce_op import ReduceOp, mpi_op
+from .watchdog import bounded
 from .work import Work
 
 
-def _run(g, async_op, what, blocking, nonblocking, finish, outputs):
-    """Run the blocking MPI call now, or start the non-blocking one and hand back its Work."""
+def _run(g, async_op, what, blocking, nonblocking, finish, outputs, check=None):
+    """Run the blocking MPI call now, or hand back the Work of the non-blocking one (started
+    at once, or once `check`, the async call comparison, has passed)."""
     if async_op:
-        return Work(g, nonblocking(), what, lambda _status: finish(), outputs)
-    blocking()
+        return Work(g, None, what, lambda _status: finish(), outputs, start=nonblocking,
+                    check=check)
+    bounded(g.timeout, lambda: f"{what} on rank {g.rank()} did not complete within "
+            f"{g.timeout:g} s: not every rank made this call.", blocking)
     finish()
     return None
 
 
 def _root(op, g, root, name):
     if not isinstance(root, (int, np.integer)) or not 0 <= root < g.size():
-        raise ValueError(f"{op}: invalid {name} rank {root!r}: the ranks are 0..{g.size() - 1}.")
+        raise RuntimeError(f"{op}: invalid root rank: {root!r} ({name}; the ranks are "
+                           f"0..{g.size() - 1}).")
     return int(root)
 
 
@@ -69,7 +74,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _default("all_reduce", group)
     check_tensor("all_reduce", tensor)
     mop = mpi_op(g.MPI, op, tensor._data.dtype, "all_reduce")
-    g.agree("all_reduce", tensor, op)
+    check = g.agree("all_reduce", tensor, op, async_op=async_op)
     b = HostBuffer("all_reduce", tensor)
     red, IN = reducible(b.arr), g.MPI.IN_PLACE
 
@@ -77,7 +82,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         _average(op, red, g.size())
         b.commit(red)
     return _run(g, async_op, "all_reduce", lambda: g.comm.Allreduce(IN, red, mop),
-                lambda: g.comm.Iallreduce(IN, red, mop), finish, [tensor])
+                lambda: g.comm.Iallreduce(IN, red, mop), finish, [tensor], check=check)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -85,7 +90,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = _default("broadcast", group)
     check_tensor("broadcast", tensor)
     src = _root("broadcast", g, src, "src")
-    g.agree("broadcast", tensor, root=src)
+    check = g.agree("broadcast", tensor, root=src, async_op=async_op)
     receiving = g.rank() != src
     b = HostBuffer("broadcast", tensor, write=receiving)
     view = mpi_view(b.arr)
@@ -94,7 +99,7 @@ def broadcast(tensor, src, group=None, async_op=False):
         if receiving:
             b.commit()
     return _run(g, async_op, "broadcast", lambda: g.comm.Bcast(view, root=src),
-                lambda: g.comm.Ibcast(view, root=src), finish, [tensor])
+                lambda: g.comm.Ibcast(view, root=src), finish, [tensor], check=check)
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
@@ -103,7 +108,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     check_tensor("reduce", tensor)
     dst = _root("reduce", g, dst, "dst")
     mop = mpi_op(g.MPI, op, tensor._data.dtype, "reduce")
-    g.agree("reduce", tensor, op, root=dst)
+    check = g.agree("reduce", tensor, op, root=dst, async_op=async_op)
     mine = g.rank() == dst
     b = HostBuffer("reduce", tensor, write=mine)
     red = reducible(b.arr)
@@ -114,7 +119,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
             _average(op, red, g.size())
             b.commit(red)
     return _run(g, async_op, "reduce", lambda: g.comm.Reduce(send, recv, mop, root=dst),
-                lambda: g.comm.Ireduce(send, recv, mop, root=dst), finish, [tensor])
+                lambda: g.comm.Ireduce(send, recv, mop, root=dst), finish, [tensor], check=check)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -122,7 +127,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = _default("all_gather", group)
     check_tensor("all_gather", tensor)
     _list("all_gather", tensor_list, g.size(), "tensor_list", tensor, "the input tensor")
-    g.agree("all_gather", tensor)
+    check = g.agree("all_gather", tensor, async_op=async_op)
     outs = [HostBuffer("all_gather", t, f"tensor_list[{i}]", read=False)
             for i, t in enumerate(tensor_list)]
     send = mpi_view(HostBuffer("all_gather", tensor, write=False).arr)
@@ -133,7 +138,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         for r, out in enumerate(outs):
             out.commit(got[r])
     return _run(g, async_op, "all_gather", lambda: g.comm.Allgather(send, recv),
-                lambda: g.comm.Iallgather(send, recv), finish, list(tensor_list))
+                lambda: g.comm.Iallgather(send, recv), finish, list(tensor_list), check=check)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -144,13 +149,13 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     check_tensor("all_gather_into_tensor", input_tensor, "input_tensor")
     _stacked_or_cat("all_gather_into_tensor", output_tensor, input_tensor, g.size(),
                     "output_tensor", "input_tensor")
-    g.agree("all_gather_into_tensor", input_tensor)
+    check = g.agree("all_gather_into_tensor", input_tensor, async_op=async_op)
     send = mpi_view(HostBuffer("all_gather_into_tensor", input_tensor, "input_tensor",
                                write=False).arr)
     out = HostBuffer("all_gather_into_tensor", output_tensor, "output_tensor", read=False)
     recv = mpi_view(out.arr)
     return _run(g, async_op, "all_gather_into_tensor", lambda: g.comm.Allgather(send, recv),
-                lambda: g.comm.Iallgather(send, recv), out.commit, [output_tensor])
+                lambda: g.comm.Iallgather(send, recv), out.commit, [output_tensor], check=check)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -161,7 +166,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     check_tensor("reduce_scatter_tensor", input, "input")
     _stacked_or_cat("reduce_scatter_tensor", input, output, g.size(), "input", "output")
     mop = mpi_op(g.MPI, op, output._data.dtype, "reduce_scatter_tensor")
-    g.agree("reduce_scatter_tensor", output, op)
+    check = g.agree("reduce_scatter_tensor", output, op, async_op=async_op)
     rin = reducible(HostBuffer("reduce_scatter_tensor", input, "input", write=False).arr)
     out = HostBuffer("reduce_scatter_tensor", output, "output", read=False)
     rout = out.arr if rin.dtype == out.arr.dtype else np.empty(out.arr.shape, rin.dtype)
@@ -171,7 +176,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         out.commit(rout)
     return _run(g, async_op, "reduce_scatter_tensor",
                 lambda: g.comm.Reduce_scatter_block(rin, rout, mop),
-                lambda: g.comm.Ireduce_scatter_block(rin, rout, mop), finish, [output])
+                lambda: g.comm.Ireduce_scatter_block(rin, rout, mop), finish, [output], check=check)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
@@ -180,16 +185,19 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     check_tensor("scatter", tensor)
     src = _root("scatter", g, src, "src")
     if g.rank() == src:
+        if scatter_list is None:
+            raise ValueError("Argument ``scatter_list`` must be specified on source rank. "
+                             f"(labkit: scatter: rank src={src} passes one tensor per rank.)")
         _list("scatter", scatter_list, g.size(), "scatter_list", tensor, "the output tensor")
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks. "
                          f"(labkit: scatter: only rank src={src} passes the list.)")
-    g.agree("scatter", tensor, root=src)
+    check = g.agree("scatter", tensor, root=src, async_op=async_op)
     out = HostBuffer("scatter", tensor, read=False)
     send = mpi_view(np.stack([_host(t) for t in scatter_list])) if g.rank() == src else None
     recv = mpi_view(out.arr)
     return _run(g, async_op, "scatter", lambda: g.comm.Scatter(send, recv, root=src),
-                lambda: g.comm.Iscatter(send, recv, root=src), out.commit, [tensor])
+                lambda: g.comm.Iscatter(send, recv, root=src), out.commit, [tensor], check=check)
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
@@ -199,11 +207,14 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     dst = _root("gather", g, dst, "dst")
     mine = g.rank() == dst
     if mine:
+        if gather_list is None:
+            raise ValueError("Argument ``gather_list`` must be specified on destination rank. "
+                             f"(labkit: gather: rank dst={dst} passes one tensor per rank.)")
         _list("gather", gather_list, g.size(), "gather_list", tensor, "the input tensor")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          f"ranks. (labkit: gather: only rank dst={dst} passes the list.)")
-    g.agree("gather", tensor, root=dst)
+    check = g.agree("gather", tensor, root=dst, async_op=async_op)
     send = mpi_view(HostBuffer("gather", tensor, write=False).arr)
     if mine:
         outs = [HostBuffer("gather", t, f"gather_list[{i}]", read=False)
@@ -217,4 +228,4 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
                 out.commit(got[r])
     return _run(g, async_op, "gather", lambda: g.comm.Gather(send, recv, root=dst),
                 lambda: g.comm.Igather(send, recv, root=dst), finish,
-                list(gather_list) if mine else [])
+                list(gather_list) if mine else [], check=check)

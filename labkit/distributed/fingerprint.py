@@ -5,14 +5,15 @@ buffers; when they do not (a collective inside `if rank == 0:`, a shape that dep
 MPI hangs or fails with a message about counts. Before each collective, labkit all-gathers a
 16-number fingerprint of the call (op, ReduceOp, root, dtype, shape) on a separate communicator
 and raises, on every rank, an error that lists what each rank called. It is torch's
-TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it is cheap (one small
-all-gather, a few microseconds on one machine; benchmarks/dist_allreduce.py measures it);
-LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout, so a rank
-that never arrives gives an error instead of a hang.
+TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it costs one small
+all-gather per collective (one small-message latency; benchmarks/dist_allreduce.py measures it),
+which is little next to a large message and buys an error instead of a hang.
+LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout
+(watchdog.py), so a rank that never arrives ends the job with a message instead of a hang.
 """
 import numpy as np
 
-from ._wait import wait_for
+from .watchdog import bounded
 
 EXIT = "exit"
 OPS = ("barrier", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
@@ -33,40 +34,63 @@ class Fingerprint:
 
     def agree(self, op, tensor=None, redop=None, root=-1):
         """Raise RuntimeError on every rank if the ranks are not all making this same call."""
-        sig = self.mine
-        sig.fill(-1)
-        sig[0] = OPS.index(op)
-        sig[1] = -1 if redop is None else redop.value
-        sig[2] = root
-        if tensor is not None:
-            a = tensor._data
-            name = a.dtype.name
-            sig[3] = DTYPES.index(name) if name in DTYPES else 1000 + a.dtype.num
-            sig[4], sig[5] = a.ndim, a.size
-            sig[6:6 + min(a.ndim, _MAXDIM)] = a.shape[:_MAXDIM]
-        req = self.comm.Iallgather(sig, self.all)
-        wait_for(req, self.timeout, lambda: TimeoutError(self._late(op, tensor, redop, root)))
-        if (self.all != self.all[0]).any():
-            raise RuntimeError(self._mismatch(op))
+        sig = _sign(self.mine, op, tensor, redop, root)
+        bounded(self.timeout, lambda: self._late(sig), self.comm.Allgather, sig, self.all)
+        _verify(self.all, op)
 
-    def _late(self, op, tensor, redop, root):
-        me = self.comm.Get_rank()
+    def start(self, op, tensor=None, redop=None, root=-1):
+        """The same comparison for an async call, started without waiting (MPI_Iallgather)."""
+        sig = _sign(np.empty(_WIDTH, np.int64), op, tensor, redop, root)
+        table = np.empty((self.comm.Get_size(), _WIDTH), np.int64)
+        return PendingCheck(self.comm.Iallgather(sig, table), sig, table, op)
+
+    def finish(self, check):
+        """Wait for a started comparison and raise as agree() does."""
+        bounded(self.timeout, lambda: self._late(check.sig), check.req.Wait)
+        _verify(check.table, check.op)
+
+    def _late(self, sig):
+        me, op = self.comm.Get_rank(), OPS[sig[0]]
         return (f"{op}: rank {me} waited {self.timeout:g} s for the other ranks to reach this "
-                f"call ({_describe(self.mine)}), and not all of them did. A rank may be stuck, "
+                f"call ({_describe(sig)}), and not all of them did. A rank may be stuck, "
                 "or skipped this collective (e.g. it is inside `if rank == 0:`): every rank must "
                 "make the same collective calls in the same order. (The timeout is "
                 "init_process_group(timeout=...) or $LABKIT_DISTRIBUTED_TIMEOUT.)")
 
-    def _mismatch(self, op):
+
+class PendingCheck:
+    __slots__ = ("req", "sig", "table", "op")
+
+    def __init__(self, req, sig, table, op):
+        self.req, self.sig, self.table, self.op = req, sig, table, op
+
+
+def _sign(sig, op, tensor, redop, root):
+    sig.fill(-1)
+    sig[0] = OPS.index(op)
+    sig[1] = -1 if redop is None else redop.value
+    sig[2] = root
+    if tensor is not None:
+        a = tensor._data
+        name = a.dtype.name
+        sig[3] = DTYPES.index(name) if name in DTYPES else 1000 + a.dtype.num
+        sig[4], sig[5] = a.ndim, a.size
+        sig[6:6 + min(a.ndim, _MAXDIM)] = a.shape[:_MAXDIM]
+    return sig
+
+
+def _verify(table, op):
+    if (table != table[0]).any():
         rows = {}
-        for r, sig in enumerate(self.all):
+        for r, sig in enumerate(table):
             rows.setdefault(_describe(sig), []).append(r)
         lines = "\n".join(f"  rank{'s' if len(rs) > 1 else ''} {','.join(map(str, rs))}: {text}"
                           for text, rs in rows.items())
-        return (f"{op}: the ranks are not making the same collective call:\n{lines}\n"
-                "Every rank must call the same collectives in the same order, with tensors of "
-                "the same shape and dtype (and the same op and src/dst); a collective inside "
-                "`if rank == ...:` or a shape that depends on the rank are the usual causes.")
+        raise RuntimeError(
+            f"{op}: the ranks are not making the same collective call:\n{lines}\n"
+            "Every rank must call the same collectives in the same order, with tensors of "
+            "the same shape and dtype (and the same op and src/dst); a collective inside "
+            "`if rank == ...:` or a shape that depends on the rank are the usual causes.")
 
 
 def _describe(sig):

@@ -14,9 +14,10 @@ def _peer(op, g, peer, name):
     if not isinstance(peer, (int, np.integer)) or not 0 <= peer < g.size():
         raise ValueError(f"{op}: invalid {name} rank {peer!r}: the ranks are 0..{g.size() - 1}.")
     if peer == g.rank():
-        raise ValueError(f"Invalid {'destination' if name == 'dst' else 'source'} rank: should "
-                         f"not be the same as rank of the current process. (labkit: {op} on "
-                         f"rank {peer} names itself as {name}.)")
+        kind = "destination" if name == "dst" else "source"
+        raise ValueError(f"Invalid {kind} rank: {kind} rank should not be the same as the rank "
+                         f"of the current process. (labkit: {op} on rank {peer} names itself as "
+                         f"{name}.)")
     return int(peer)
 
 
@@ -35,7 +36,7 @@ def isend(tensor, dst, group=None, tag=0):
     b = HostBuffer("isend", tensor, write=False)
     req = _mpi(g, lambda: g.comm.Isend(mpi_view(b.arr), dst, tag), "isend")
     return Work(g, req, _what("isend", tensor, dst, tag, "to"),
-                finish=lambda _status, keep=b: None, poll=True)
+                finish=lambda _status, keep=b: None)
 
 
 def irecv(tensor, src=None, group=None, tag=0):
@@ -56,7 +57,7 @@ def irecv(tensor, src=None, group=None, tag=0):
                                "bytes; sender and receiver must use tensors of the same shape "
                                "and dtype.")
         b.commit()
-    return _Recv(g, req, what, finish, [tensor], poll=True, status=MPI.Status())
+    return _Recv(g, req, what, finish, [tensor], status=MPI.Status())
 
 
 class _Recv(Work):
@@ -67,6 +68,7 @@ class _Recv(Work):
             return call()
         except self._group.MPI.Exception as e:
             self._done, self._req = True, None
+            self._group.active.pop(self, None)
             self._exc = RuntimeError(f"{self._what}: the message is larger than the tensor "
                                      f"(MPI: {e.Get_error_string().strip()}); sender and "
                                      "receiver must use tensors of the same shape and dtype.")

@@ -6,12 +6,14 @@ mpi4py is imported (and MPI initialised) only by init_process_group, so `import 
 stays cheap and works where MPI is not installed.
 """
 import atexit
+import collections
 import datetime
 import importlib.util
 import os
 import sys
 
 from .fingerprint import EXIT, Fingerprint
+from .watchdog import bounded
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "
              "init_process_group.")
@@ -28,7 +30,8 @@ class ProcessGroup:
         # the call comparison talks on its own communicator, so it never pairs with data
         self.fingerprint = Fingerprint(self.comm.Dup(), timeout) if check and self._size > 1 \
             else None
-        self.broken = None                          # why this group can no longer be used
+        self.pending = collections.deque()        # async Works whose check is in flight
+        self.active = {}                          # Works whose MPI request is in flight
 
     def rank(self):
         return self._rank
@@ -42,18 +45,37 @@ class ProcessGroup:
     def __repr__(self):
         return f"<labkit.distributed.ProcessGroup mpi rank={self._rank} size={self._size}>"
 
-    def agree(self, op, tensor=None, redop=None, root=-1):
+    def agree(self, op, tensor=None, redop=None, root=-1, async_op=False):
         """Check that every rank is making this same call (op, dtype, shape, ReduceOp, root).
-        It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off."""
-        if self.broken:
-            raise RuntimeError(f"{op}: the process group is unusable after an earlier failure "
-                               f"({self.broken}). Call destroy_process_group() and restart the job.")
-        if self.fingerprint is not None:
-            try:
-                self.fingerprint.agree(op, tensor, redop, root)
-            except TimeoutError as e:
-                self.broken = f"{op} timed out"
-                raise RuntimeError(str(e)) from None
+        It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. An async call
+        only starts its check and returns it: its Work starts the data transfer once the check
+        has passed (see flush), so the call itself never waits for the other ranks."""
+        if self.fingerprint is None:
+            return None
+        if async_op:
+            return self.fingerprint.start(op, tensor, redop, root)
+        self.flush()
+        self.fingerprint.agree(op, tensor, redop, root)
+
+    def flush(self, upto=None, wait=True):
+        """Start the transfers of pending async calls, in call order (the order MPI needs on
+        every rank), whose check has passed: all of them (waiting for their checks), up to and
+        including `upto`, or, with wait=False, only those whose check has already completed."""
+        pending = self.pending
+        while pending:
+            work = pending[0]
+            if not wait and not work._check.req.Test():
+                return
+            pending.popleft()
+            work._begin()
+            if work is upto:
+                return
+
+    def drain(self):
+        """Finish every async call still in flight (MPI may still be using their buffers)."""
+        self.flush()
+        while self.active:
+            next(iter(self.active)).wait()
 
     def free(self):
         if self.fingerprint is not None:
@@ -62,6 +84,7 @@ class ProcessGroup:
 
 
 _group = None       # the default ProcessGroup once initialised
+_exit_registered = False
 
 
 def is_available():
@@ -139,6 +162,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                          "under MPI the launcher assigns ranks: drop the rank argument.")
     check = os.environ.get("LABKIT_DISTRIBUTED_DEBUG", "DETAIL").upper() != "OFF"
     _group = ProcessGroup(MPI, _seconds(timeout), check)
+    global _exit_registered
+    if not _exit_registered:
+        atexit.register(_at_exit)
+        _exit_registered = True
     if n > 1:
         _install_fault_handlers()
 
@@ -148,6 +175,7 @@ def destroy_process_group(group=None):
     global _group
     g = _default("destroy_process_group", group)
     try:
+        g.drain()
         g.agree("destroy_process_group")
     finally:
         _group = None
@@ -170,12 +198,15 @@ def barrier(group=None, async_op=False, device_ids=None):
     """Wait until every rank gets here. With the call check on, the check itself is the barrier."""
     from .work import Work
     g = _default("barrier", group)
-    g.agree("barrier")
+    check = g.agree("barrier", async_op=async_op)
+    if check is not None:                   # the check is the barrier: done when it is
+        return Work(g, None, "barrier", check=check)
     if g.fingerprint is not None or g.size() == 1:
         return Work.done() if async_op else None
     if async_op:
         return Work(g, g.comm.Ibarrier(), "barrier")
-    g.comm.Barrier()
+    bounded(g.timeout, lambda: f"barrier on rank {g.rank()} waited {g.timeout:g} s: not every "
+            "rank reached it.", g.comm.Barrier)
 
 
 # --- a failing rank stops every rank ------------------------------------------------------
@@ -198,24 +229,24 @@ def _install_fault_handlers():
         g = _group
         if g is None:
             return
-        g.broken = "this rank failed"            # so the exit handler does not wait for peers
         sys.stderr.write(f"labkit.distributed: rank {g.rank()} of {g.size()} failed with the "
                          "error above; stopping every rank.\n")
         _abort(g)
 
     sys.excepthook = abort_all
-    atexit.register(_at_exit)
 
 
 def _at_exit():
     """The script ended on this rank: tell ranks still making collective calls, then leave."""
     global _group
     g = _group
-    if g is None or g.broken or g.fingerprint is None:
+    if g is None:
         return
     try:
-        g.fingerprint.agree(EXIT)
-    except (RuntimeError, TimeoutError) as e:
+        g.drain()
+        if g.fingerprint is not None:
+            g.fingerprint.agree(EXIT)
+    except RuntimeError as e:
         sys.stderr.write(f"{e}\nlabkit.distributed: rank {g.rank()} stops every rank.\n")
         _abort(g)
     _group = None

@@ -25,22 +25,32 @@ _BOOL = {"SUM": "LOR", "MAX": "LOR", "BOR": "LOR", "PRODUCT": "LAND", "MIN": "LA
          "BAND": "LAND", "BXOR": "LXOR"}
 
 
+_ops = {}     # (ReduceOp, numpy dtype) -> MPI.Op, once checked
+
+
 def mpi_op(MPI, op, np_dtype, opname):
     """The MPI.Op for `op` on `np_dtype` (AVG is a SUM the caller divides), or a clear error."""
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{opname}: op must be a labkit.distributed.ReduceOp (e.g. ReduceOp.SUM), "
                         f"got {op!r}.")
+    found = _ops.get((op, np_dtype))
+    if found is None:
+        found = _ops[op, np_dtype] = _mpi_op(MPI, op, np_dtype, opname)
+    return found
+
+
+def _mpi_op(MPI, op, np_dtype, opname):
     kind = np_dtype.kind
     if kind == "b":
         if op is ReduceOp.AVG:
-            raise TypeError(f"{opname}: ReduceOp.AVG is not defined for bool tensors; "
+            raise RuntimeError(f"{opname}: ReduceOp.AVG is not defined for bool tensors; "
                             "convert to float first (t.float()).")
         return getattr(MPI, _BOOL[op.name])
     if op.name.startswith("B") and kind not in "iu":
-        raise TypeError(f"{opname}: ReduceOp.{op.name} is bitwise and needs an integer or bool "
+        raise RuntimeError(f"{opname}: ReduceOp.{op.name} is bitwise and needs an integer or bool "
                         f"tensor, got {np_dtype}.")
     if op is ReduceOp.AVG and kind != "f" and not np_dtype.name.startswith("bfloat"):
-        raise TypeError(f"{opname}: ReduceOp.AVG needs a floating-point tensor, got {np_dtype} "
+        raise RuntimeError(f"{opname}: ReduceOp.AVG needs a floating-point tensor, got {np_dtype} "
                         "(an integer mean would round). Use ReduceOp.SUM and divide by "
                         "get_world_size(), or convert to float first.")
     name = {"AVG": "SUM", "PRODUCT": "PROD"}.get(op.name, op.name)

@@ -5,18 +5,44 @@ the result into the tensors. MPI moves a non-blocking operation along when the p
 into MPI (wait, is_completed, another collective): calling is_completed() now and then in a
 long computation keeps a large transfer moving.
 """
-from ._wait import wait_for
+from .watchdog import bounded
 
 
 class Work:
     """torch.distributed's Work: wait(), is_completed(), is_success(), exception(), result(),
     get_future(); source_rank() for a receive."""
 
-    def __init__(self, group, req, what, finish=None, outputs=(), poll=False, status=None):
+    def __init__(self, group, req, what, finish=None, outputs=(), status=None, start=None,
+                 check=None):
+        """`req`: the MPI request, or `start()` makes it once `check` (the call comparison,
+        in flight) has passed; the group starts checked Works in call order."""
         self._group, self._req, self._what = group, req, what
-        self._finish, self._outputs = finish, list(outputs)
-        self._poll, self._status = poll, status      # poll: point-to-point waits are bounded
-        self._done, self._exc = req is None, None
+        self._finish, self._outputs, self._status = finish, list(outputs), status
+        self._start, self._check, self._exc, self._done = start, check, None, False
+        if check is not None:
+            group.pending.append(self)
+            group.flush(wait=False)       # may start it (or an earlier one) right away
+        elif start is not None:
+            self._begin()                 # no comparison to wait for
+        elif req is not None:
+            group.active[self] = None     # MPI uses our buffers until done: keep them alive
+        else:
+            self._done = True
+
+    def _begin(self):
+        """Wait for the call comparison (if any), then start the transfer."""
+        check, self._check = self._check, None
+        try:
+            if check is not None:
+                self._group.fingerprint.finish(check)
+        except RuntimeError as e:
+            self._done, self._exc, self._finish = True, e, None
+            raise
+        if self._start is not None:
+            self._req = self._start()
+            self._group.active[self] = None
+        else:
+            self._complete()
 
     @classmethod
     def done(cls, outputs=()):
@@ -26,6 +52,8 @@ class Work:
     def _complete(self):
         self._done, finish, self._finish = True, self._finish, None
         self._req = None
+        if self._group is not None:
+            self._group.active.pop(self, None)
         if finish is not None:
             try:
                 finish(self._status)
@@ -35,29 +63,32 @@ class Work:
 
     def is_completed(self):
         """True once the operation finished (tests the request: it also moves it along)."""
+        if self._check is not None:
+            self._group.flush(wait=False)
+            if self._check is not None:
+                return False
         if not self._done and self._req.Test(self._status):
             self._complete()
         return self._done
 
     def wait(self, timeout=None):
         """Block until the operation finished and its result is in the tensors; returns True."""
+        if self._check is not None:
+            self._group.flush(upto=self)
         if self._exc is not None:
             raise self._exc
         if not self._done:
-            if self._poll or timeout is not None:
-                limit = self._group.timeout if timeout is None else _seconds(timeout)
-                wait_for(self._req, limit, self._late(limit), self._status)
-            else:
-                self._req.Wait(self._status)
+            limit = self._group.timeout if timeout is None else _seconds(timeout)
+            bounded(limit, self._late(limit), self._req.Wait, self._status)
             self._complete()
         return True
 
     def _late(self, limit):
         me = self._group.rank()
-        return lambda: RuntimeError(
-            f"{self._what} on rank {me} did not complete within {limit:g} s: its peer never made "
-            "the matching call (a send needs a recv on the other rank with the same tag, and "
-            "the other way round).")
+        return lambda: (
+            f"{self._what} on rank {me} did not complete within {limit:g} s: a peer never made "
+            "the matching call (a send needs a recv on the other rank with the same tag and the "
+            "other way round; a collective needs every rank).")
 
     def is_success(self):
         return self._done and self._exc is None
