@@ -66,3 +66,16 @@ def test_a_backward_that_missed_parameters_is_reported_at_the_next_forward(resul
 
 def test_a_branch_one_rank_skips_is_averaged_with_zeros(results):
     assert results["locally unused"] <= 1e-12
+
+
+def test_ddp_on_cuda_tensors():
+    """A real GPU when there is one, else the numpy-backed fake cupy (the cupy code path)."""
+    import labkit
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if os.environ.get("LABKIT_FAKE_CUDA") == "1" or not labkit.cuda.is_available():
+        env["LABKIT_FAKE_CUDA"] = "1"
+        env["PYTHONPATH"] += os.pathsep + str(ROOT / "tests" / "fake_cupy")
+    proc = subprocess.run([str(MPIEXEC), "-n", "2", sys.executable,
+                           str(WORKER.with_name("dist_ddp_cuda_worker.py"))],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and "cuda ok" in proc.stdout, proc.stdout + proc.stderr
