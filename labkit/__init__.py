@@ -10,6 +10,7 @@ from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, e
                               randperm, seed, tensor, zeros, zeros_like)
 from .engine.dtype import (bool_ as bool, dtype, float16, float32, float64, int8,  # noqa: F401
                            int16, int32, int64, uint8)
+from .engine.dtype import bfloat16  # noqa: F401,E402  (numpy's via ml_dtypes, loaded on first use)
 from .engine.ops.arithmetic import add, div, mul, neg, pow, sub  # noqa: F401
 from .engine.ops.compare import (allclose, eq, equal, ge, gt, isfinite, isinf, isnan,  # noqa
                                  le, logical_and, logical_not, logical_or, logical_xor, lt, ne)

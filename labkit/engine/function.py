@@ -333,7 +333,7 @@ def _record(cls, args, device):
         out = arr
     if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
         result = _make(out, device)
-        if out.dtype.kind == "f":
+        if out.dtype.kind in "fV":   # V: bfloat16 (ml_dtypes)
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
@@ -390,7 +390,7 @@ def _link_outputs(node, out, device):
                      if any(t is m or t._data is (m._data if isinstance(m, Tensor) else m)
                             for m in marked))
     for i, t in enumerate(tensors):
-        if i in non_diff or t._data.dtype.kind != "f":
+        if i in non_diff or t._data.dtype.kind not in "fV":   # V: bfloat16
             continue
         t.grad_fn = node
         t._rg = True

@@ -63,6 +63,8 @@ class Conv2d(Function):
         ctx.geometry = (kh, kw), dilation, padding, stride
         ctx.groups = groups
         oh = out_size(x._data.shape[2], kh, stride[0], padding[0], dilation[0])
+        if y.dtype != x._data.dtype:          # bfloat16: numpy's matmul returned float32
+            y = y.astype(x._data.dtype)
         return y.reshape(n, o, oh, cols.shape[-1] // oh)
 
     @staticmethod

@@ -30,7 +30,9 @@ class MatMul(Function):
     def forward(ctx, a, b):
         _check("matmul", a, b)
         ctx.save_for_backward(a, b)
-        return a.device.xp.matmul(a._data, b._data)
+        y = a.device.xp.matmul(a._data, b._data)
+        return y if y.dtype == a._data.dtype else y.astype(a._data.dtype)  # bfloat16: numpy
+        #                                                     accumulates and returns float32
 
     @staticmethod
     def backward(ctx, grad):

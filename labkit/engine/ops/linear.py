@@ -41,7 +41,7 @@ class Linear(Function):
         y = x._data @ w._data.T
         if b is not None:
             y += b._data
-        return y
+        return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)   # bfloat16
 
     @staticmethod
     def backward(ctx, grad):
