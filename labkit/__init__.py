@@ -52,6 +52,8 @@ from .engine.ops.tri import tril, triu  # noqa: F401
 from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401
                               set_default_device, set_default_dtype)
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
+from . import amp  # noqa: F401,E402
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402

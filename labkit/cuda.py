@@ -149,3 +149,7 @@ __all__ = ["Event", "current_device", "device_count", "empty_cache", "get_device
 
 from .legacy import CUDA_TYPES as _CUDA_TYPES  # noqa: E402  (legacy torch.cuda.FloatTensor & co.)
 globals().update(_CUDA_TYPES)
+
+
+from .amp import cuda_amp as amp  # noqa: E402  (labkit.cuda.amp.autocast, as torch.cuda.amp)
+__import__("sys").modules[__name__ + ".amp"] = amp

@@ -5,6 +5,7 @@ graphs and jit traces come from those ops.
 Attention lets every position (a query) take a weighted mean of the values, weighted by how
 well the query matches each key: softmax(q k^T / sqrt(d)) v.
 """
+from ..engine.autocast import autocast_op
 import math
 import warnings
 
@@ -36,6 +37,7 @@ def causal_mask(L, S, device=None):
     return arange(S, device=device).unsqueeze(0) <= arange(L, device=device).unsqueeze(1)
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value over the last two dims, torch's

@@ -1,4 +1,5 @@
 """Matrix products: mm, matmul / @ (1-D, 2-D and batched, broadcasting batch dimensions)."""
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
@@ -82,6 +83,7 @@ class Dot(MatMul):
 
 
 @tensor_method("mm")
+@autocast_op("mm")
 def mm(a, b):
     """Matrix product of two 2-D tensors."""
     if not isinstance(b, Tensor):
@@ -94,6 +96,7 @@ def mm(a, b):
 
 
 @tensor_method("matmul", "__matmul__")
+@autocast_op("matmul")
 def matmul(a, b):
     """a @ b: dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), or batched with broadcasting."""
     if not isinstance(b, Tensor):

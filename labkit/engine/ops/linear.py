@@ -3,6 +3,7 @@
 One node instead of three (transpose, matmul, add) keeps the graph readable and the step fast;
 its backward is still written with tensor ops, so it can be differentiated again.
 """
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from . import rules
@@ -74,6 +75,7 @@ def _ones(grad):
     return Tensor._make(grad.device.xp.ones(grad._data.shape[0], grad._data.dtype), grad.device)
 
 
+@autocast_op("linear")
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (weight has shape (out_features, in_features))."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
