@@ -73,6 +73,9 @@ class Node:
         out = []
         for entry in self._saved:
             kind, obj, vc, version = entry
+            if kind == 4:      # packed by saved_tensors_hooks: its unpack gives the tensor
+                out.append(obj.unpack(self))
+                continue
             if vc is not None and vc[0] != version:
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an "
@@ -344,6 +347,8 @@ def _record(cls, args, device):
         result = outputs if type(out) is tuple else outputs[0]
     if node._to_save:
         node._saved = _pack_saved(node._to_save, outputs)
+        if mode.saved_hooks:   # labkit.autograd.graph.saved_tensors_hooks: pack each tensor
+            node._saved = mode.saved_hooks[-1].pack_entries(node._saved, outputs)
     node._seq = next(_seq)
     if mode.anomaly:
         node._trace = _user_stack()
