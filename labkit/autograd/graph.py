@@ -6,9 +6,8 @@ and the Node keeps whatever pack returns; backward calls unpack(that) to get the
 That is the hook activation checkpointing uses (pack keeps nothing, unpack recomputes), and
 what lets us *count* the memory held for backward (SavedTensorMeter below).
 
-The engine calls two things here (labkit/engine/function.py): `pack_entries` when a Node
-saves, and `_Packed.unpack` when backward reads ctx.saved_tensors. Entries packed by a hook
-are not version-checked (pack may return anything, as in torch's hooks).
+The engine does the packing (labkit/engine/function.py reads `mode.saved_hooks`, a
+(pack, unpack) pair per thread); blocks nest, the innermost one packs.
 """
 import weakref
 
@@ -16,58 +15,30 @@ from ..engine.grad_mode import mode
 from ..engine.tensor import Tensor
 
 
-class _Packed:
-    """One saved tensor as a hook packed it (the engine's saved-entry kind 4)."""
-    __slots__ = ("value", "unpack_fn", "out_idx")
-
-    def __init__(self, value, unpack_fn, out_idx):
-        self.value, self.unpack_fn, self.out_idx = value, unpack_fn, out_idx
-
-    def unpack(self, node):
-        t = self.unpack_fn(self.value)
-        if not isinstance(t, Tensor):
-            raise TypeError(f"saved_tensors_hooks: unpack_hook returned a "
-                            f"{type(t).__name__} for {type(node).__name__}; it must return "
-                            "a Tensor (the one pack_hook was given, or an equal one).")
-        if self.out_idx is not None:   # one of the node's own outputs: re-attach it to node
-            t = Tensor._make(t._data, t.device, True)
-            t.grad_fn, t._out_idx = node, self.out_idx
-        return t
-
-
 class saved_tensors_hooks:
     """with saved_tensors_hooks(pack_hook, unpack_hook): every tensor saved for backward in
-    the block goes through pack_hook(tensor) -> anything; backward calls unpack_hook(anything)
-    -> tensor. Blocks nest; the innermost one packs."""
+    the block is stored as pack_hook(tensor); backward calls unpack_hook(that) -> tensor."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+        self._prev = []
 
     def __enter__(self):
-        if not isinstance(mode.saved_hooks, list):
-            mode.saved_hooks = []
-        mode.saved_hooks.append(self)
+        self._prev.append(mode.saved_hooks)
+        mode.saved_hooks = (self.pack_hook, self._checked_unpack)
         return self
 
     def __exit__(self, *exc):
-        mode.saved_hooks.pop()
+        mode.saved_hooks = self._prev.pop()
         return False
 
-    def pack_entries(self, entries, outputs):
-        """Called by the engine for each recorded Node: pack its saved tensors (inputs and
-        outputs alike; arrays and Python values stay as they are)."""
-        packed = []
-        for entry in entries:
-            kind, obj = entry[0], entry[1]
-            if kind == 0:
-                packed.append((4, _Packed(self.pack_hook(obj), self.unpack_hook, None), None, 0))
-            elif kind == 1:
-                out = outputs[obj[1]]                   # given as a plain tensor: no cycle
-                t = Tensor._make(obj[0], out.device)
-                packed.append((4, _Packed(self.pack_hook(t), self.unpack_hook, obj[1]), None, 0))
-            else:
-                packed.append(entry)
-        return tuple(packed)
+    def _checked_unpack(self, packed):
+        t = self.unpack_hook(packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"saved_tensors_hooks: unpack_hook returned a {type(t).__name__}; "
+                            "it must return a Tensor (the one pack_hook was given, or an "
+                            "equal one).")
+        return t
 
 
 def _root(arr):

@@ -73,8 +73,12 @@ class Node:
         out = []
         for entry in self._saved:
             kind, obj, vc, version = entry
-            if kind == 4:      # packed by saved_tensors_hooks: its unpack gives the tensor
-                out.append(obj.unpack(self))
+            if kind == 4:      # (packed, unpack, output index or None): saved_tensors_hooks
+                t = obj[1](obj[0])
+                if obj[2] is not None:      # one of our outputs: re-attach it to this node
+                    t = _make(t._data, t.device, True)
+                    t.grad_fn, t._out_idx = self, obj[2]
+                out.append(t)
                 continue
             if vc is not None and vc[0] != version:
                 raise RuntimeError(
@@ -347,8 +351,8 @@ def _record(cls, args, device):
         result = outputs if type(out) is tuple else outputs[0]
     if node._to_save:
         node._saved = _pack_saved(node._to_save, outputs)
-        if mode.saved_hooks:   # labkit.autograd.graph.saved_tensors_hooks: pack each tensor
-            node._saved = mode.saved_hooks[-1].pack_entries(node._saved, outputs)
+        if mode.saved_hooks is not None:   # saved_tensors_hooks: keep pack(tensor) instead
+            node._saved = _hooked(node._saved, outputs, *mode.saved_hooks)
     node._seq = next(_seq)
     if mode.anomaly:
         node._trace = _user_stack()
@@ -430,6 +434,13 @@ def _pack_saved(items, outputs):
             else:
                 packed.append((2, item, None, 0))
     return packed
+
+
+def _hooked(entries, outputs, pack, unpack):
+    """Saved tensors stored as pack(tensor) (kind 4); unpack(packed) gives them back."""
+    return tuple((4, (pack(obj), unpack, None), None, 0) if kind == 0 else
+                 (4, (pack(_make(obj[0], outputs[obj[1]].device)), unpack, obj[1]), None, 0)
+                 if kind == 1 else (kind, obj, vc, v) for kind, obj, vc, v in entries)
 
 
 def _shapes(args):

@@ -11,7 +11,7 @@ import threading
 class _Mode(threading.local):
     """One instance, attributes per thread (__init__ runs again in each new thread)."""
     anomaly = False   # a class attribute: process-wide (set it with set_anomaly)
-    saved_hooks = ()  # per-thread stack once set (labkit.autograd.graph.saved_tensors_hooks)
+    saved_hooks = None  # (pack, unpack) per thread inside saved_tensors_hooks
 
     def __init__(self):
         self.enabled = True

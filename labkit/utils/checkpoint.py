@@ -66,9 +66,9 @@ class _Frame:
         self.rng, self.autocast = _RNG(preserve_rng_state), _Autocast()
         self.count = 0
         self.values = None
-        outer = mode.saved_hooks[-1] if mode.saved_hooks else None   # e.g. a memory meter:
-        self.held = [outer.pack_hook(a) for a in list(args) + list(kwargs.values())  # it sees
-                     if outer is not None and isinstance(a, Tensor)]   # the inputs we keep
+        outer = mode.saved_hooks            # (pack, unpack) outside us, e.g. a memory meter:
+        self.held = [outer[0](a) for a in list(args) + list(kwargs.values())  # it sees the
+                     if outer is not None and isinstance(a, Tensor)]     # inputs we keep
 
     def pack(self, t):
         i = self.count
@@ -84,15 +84,18 @@ class _Frame:
                 f"{self.count}: the checkpointed function must do the same ops each time it "
                 "runs (no branching on a global, no changing state between forward and "
                 "backward).")
-        hook, value = self.values[i]
-        return value if hook is None else hook.unpack_hook(value)
+        unpack, value = self.values[i]
+        return value if unpack is None else unpack(value)
 
     def _recompute(self):
         values = []
-        outer = mode.saved_hooks[-1] if mode.saved_hooks else None   # e.g. a memory meter
+        outer = mode.saved_hooks            # the hooks outside, e.g. a memory meter, see the
+        #                                     recomputed tensors as they are kept
 
-        def keep(t):
-            values.append((outer, t if outer is None else outer.pack_hook(t)))
+        def keep(t):        # detached, as torch: the recomputed graph is dropped at once
+            if t.grad_fn is not None:       # (leaves, parameters among them, stay as they are)
+                t = t.detach()
+            values.append((None, t) if outer is None else (outer[1], outer[0](t)))
 
         with self.rng, self.autocast, enable_grad(), saved_tensors_hooks(keep, _none):
             self.fn(*self.args, **self.kwargs)
