@@ -34,24 +34,29 @@ _ATEN = {"mat_mul": "matmul", "to_copy": "_to_copy", "sum_all": "sum", "mean_all
          "is_close": "isclose", "prod_all": "prod"}
 
 
+_NAMES = {}     # class -> its event name (computed once)
+
+
 def op_name(cls):
     """'aten::' + the op's name as torch's profiler shows it (LogSoftmax -> log_softmax)."""
-    name = getattr(cls, "op_name", None)
+    name = _NAMES.get(cls)
     if name is None:
-        name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
-        name = _ATEN.get(name, name)
-    return "aten::" + name
+        name = getattr(cls, "op_name", None)
+        if name is None:
+            name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
+            name = _ATEN.get(name, name)
+        name = _NAMES[cls] = "aten::" + name
+    return name
 
 
 def _function_classes():
-    seen, todo = [], [Function]
+    seen, todo = {}, [Function]
     while todo:
-        cls = todo.pop()
-        for sub in cls.__subclasses__():
+        for sub in todo.pop().__subclasses__():
             if sub not in seen:
-                seen.append(sub)
+                seen[sub] = None
                 todo.append(sub)
-    return seen
+    return list(seen)
 
 
 class Probes:
