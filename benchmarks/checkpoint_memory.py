@@ -6,6 +6,11 @@ The memory law: k segments keep k segment inputs, and during backward one segmen
 activations: about k + n/k, least at k = sqrt(n). The price: each checkpointed segment's
 forward runs twice (about one extra forward, at most ~1/3 more time per step).
 """
+import os
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")   # one BLAS thread (before numpy loads): on a shared
+    #                                  machine more threads wait on each other (100x slower)
+
 
 import labkit
 from labkit.autograd.graph import SavedTensorMeter
