@@ -48,7 +48,7 @@ def _state_verdicts(training_bytes, hidden):
     for n, opt in cases:
         got, err = _call("training_bytes", training_bytes, n, opt)
         if err is not None or got is None:
-            yield err or _not_done("training_bytes")
+            yield err if err is not None else _not_done("training_bytes")
             return
         want = 4 * n * (2 + _STATE[opt])
         yield compare(f"training_bytes({n}, {opt!r})", got, want, mistakes={
@@ -81,7 +81,7 @@ def _scale_verdicts(min_scale, hidden):
     for g in cases:
         got, err = _call("min_scale", min_scale, g)
         if err is not None or got is None:
-            yield err or _not_done("min_scale")
+            yield err if err is not None else _not_done("min_scale")
             return
         want = _min_scale(g)
         yield compare(f"min_scale({g:g})", got, want, mistakes={
@@ -108,7 +108,7 @@ def _segments_verdicts(peak_activations, best_segments, hidden):
         for k in ks:
             v, err = _call("peak_activations", peak_activations, n, k)
             if err is not None or v is None:
-                yield err or _not_done("peak_activations")
+                yield err if err is not None else _not_done("peak_activations")
                 return
             got.append(v)
         want = [k + n // k for k in ks]
@@ -119,7 +119,7 @@ def _segments_verdicts(peak_activations, best_segments, hidden):
             "them, not all n": [k + n for k in ks]})
         best, err = _call("best_segments", best_segments, n)
         if err is not None or best is None:
-            yield err or _not_done("best_segments")
+            yield err if err is not None else _not_done("best_segments")
             return
         yield compare(f"best_segments({n})", best, ks[int(np.argmin(want))])
 
