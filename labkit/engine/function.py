@@ -353,6 +353,7 @@ def _record(cls, args, device):
         node._saved = _pack_saved(node._to_save, outputs)
         if mode.saved_hooks is not None:   # saved_tensors_hooks: keep pack(tensor) instead
             node._saved = _hooked(node._saved, outputs, *mode.saved_hooks)
+            node._to_save = ()             # keep only what pack returned (checkpointing)
     node._seq = next(_seq)
     if mode.anomaly:
         node._trace = _user_stack()
