@@ -215,10 +215,6 @@ def test_profiler_action_names():
     assert [a.name for a in ProfilerAction] == [a.name for a in torch.profiler.ProfilerAction][:4]
 
 
-@pytest.mark.xfail(not hasattr(labkit.engine.function, "_call"), strict=True,
-                   reason="main's engine: the no-grad fast path of unary/binary ops keeps its own "
-                          "reference to forward; the engine rewrite's single dispatch (_call) "
-                          "reads cls.forward, which the profiler wraps")
 def test_no_grad_ops_are_seen():
     with profile() as prof:
         (labkit.ones(3).relu() + 1).sum()

@@ -5,8 +5,8 @@ Probes (events from the thread that started the profiler):
   ops        every Function class's forward is wrapped for the duration: the event is the
              time inside forward (the array library's work and the op's own Python), and the
              gaps between op events are the engine's and the caller's Python overhead
-             (in main's engine the no-grad fast path of +, *, relu ... keeps its own
-             reference to forward and is not seen; the engine rewrite's single dispatch is)
+             (the engine's one dispatch core reads cls.forward on every call, so every op,
+             recorded or not, is seen)
   backward   the engine's node observers: called as backward reaches each node (a node's
              event lasts until the next node starts, or backward returns)
   data       DataLoader iterators' __next__, wrapped for the duration
