@@ -164,7 +164,8 @@ def test_cuda_spelling_without_a_gpu_warns_and_does_nothing():
         with labkit.cuda.amp.autocast():
             assert (labkit.ones(2, 2) @ labkit.ones(2, 2)).dtype == labkit.float32
     assert any("no CUDA GPU" in str(x.message) for x in w)
-    from labkit.cuda.amp import GradScaler  # noqa: F401  (importable as torch.cuda.amp)
+    from labkit.cuda.amp import GradScaler  # importable as torch.cuda.amp spells it
+    assert GradScaler(enabled=False).get_scale() == 1.0
 
 
 def test_autocast_on_cuda(cuda_only):

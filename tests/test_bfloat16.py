@@ -1,6 +1,5 @@
 """bfloat16 (numpy's via ml_dtypes): dtype, casts, printing, save/load, and each op's result
 dtype and value against torch's bfloat16."""
-import io
 import subprocess
 import sys
 

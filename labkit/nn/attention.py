@@ -5,10 +5,10 @@ graphs and jit traces come from those ops.
 Attention lets every position (a query) take a weighted mean of the values, weighted by how
 well the query matches each key: softmax(q k^T / sqrt(d)) v.
 """
-from ..engine.autocast import autocast_op
 import math
 import warnings
 
+from ..engine.autocast import autocast_op
 from ..engine.creation import arange, zeros
 from ..engine.functional import linear, softmax
 from ..engine.ops.join import cat

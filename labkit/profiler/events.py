@@ -67,9 +67,8 @@ class FunctionEventAvg:
         self.cpu_time_total = self.self_cpu_time_total = 0.0        # microseconds, as torch
         self.cpu_memory_usage = self.self_cpu_memory_usage = 0
         self.device_time_total = self.self_device_time_total = 0.0
-        self._outermost_total = 0.0
 
-    def add(self, e, outermost):
+    def add(self, e):
         self.count += 1
         self.cpu_time_total += e.duration / 1e3
         self.self_cpu_time_total += e.self_ns / 1e3
@@ -121,13 +120,12 @@ def key_averages(events, memory, shapes, device, group_by_input_shape=False,
             "prof.step() after each step so the active steps are reached).")
     groups = collections.OrderedDict()
     for e in events:
-        key = [e.name]
         shapes_s = _shapes(e.shapes) if group_by_input_shape else ""
         stack = tuple((e.stack or ())[:group_by_stack_n]) if group_by_stack_n else ()
         k = (e.name, shapes_s, stack)
         if k not in groups:
-            groups[k] = FunctionEventAvg(key[0], shapes_s, stack)
-        groups[k].add(e, e.parent is None)
+            groups[k] = FunctionEventAvg(e.name, shapes_s, stack)
+        groups[k].add(e)
     total = sum(e.self_ns for e in events) / 1e3
     return EventList(list(groups.values()), total, memory, group_by_input_shape, device,
                      bool(group_by_stack_n))
