@@ -139,6 +139,17 @@ def empty_cache():
         _device._cupy.get_default_pinned_memory_pool().free_all_blocks()
 
 
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an error the GPU reported; error_code is CUDA's number for it."""
+
+    def __init__(self, message, error_code=None):
+        super().__init__(message)
+        self.error_code = error_code
+
+
+_CUDA_ERROR_NOT_READY = 600     # cudaErrorNotReady
+
+
 class Event:
     """A marker in the GPU's queue of work. Two recorded events time the GPU work between them
     on the GPU's own clock, without stopping the CPU in between:
@@ -169,21 +180,29 @@ class Event:
         return self._event.done
 
     def elapsed_time(self, end_event):
-        """Milliseconds of GPU time from this event to `end_event` (waits for end_event)."""
+        """Milliseconds of GPU time from this event to `end_event`. Like torch's (CUDA's
+        cudaEventElapsedTime), it does not wait: both events must have completed, so call
+        end_event.synchronize() first, or it raises AcceleratorError (device not ready)."""
         if not (self.enable_timing and end_event.enable_timing):
             raise RuntimeError("Event.elapsed_time(): both events need enable_timing=True, e.g. "
                                "labkit.cuda.Event(enable_timing=True).")
         if not (self._recorded and end_event._recorded):
             raise RuntimeError("Event.elapsed_time(): both events must be recorded first: call "
                                "start.record() before the work and end.record() after it.")
-        end_event.synchronize()
+        if not (self.query() and end_event.query()):
+            raise AcceleratorError(
+                "CUDA error: device not ready. Event.elapsed_time(): the GPU has not reached "
+                "the end event yet (its work is still queued), so there is no time to read. "
+                "Wait for it first: end.synchronize() (or labkit.cuda.synchronize()), then "
+                "start.elapsed_time(end). PyTorch raises this error too.",
+                error_code=_CUDA_ERROR_NOT_READY)
         return float(_device._cupy.cuda.get_elapsed_time(self._event, end_event._event))
 
     def __repr__(self):
         return f"<labkit.cuda.Event enable_timing={self.enable_timing} recorded={self._recorded}>"
 
 
-__all__ = ["Event", "current_device", "device_count", "empty_cache", "get_device_name",
+__all__ = ["AcceleratorError", "Event", "current_device", "device_count", "empty_cache", "get_device_name",
            "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
            "memory_reserved", "synchronize"]
 

@@ -79,8 +79,49 @@ def test_events_time_gpu_work(cuda_only):
     for _ in range(5):
         a = a @ a / 16
     end.record()
-    ms = start.elapsed_time(end)          # waits for `end` itself
+    end.synchronize()                     # elapsed_time does not wait (torch's does not)
+    ms = start.elapsed_time(end)
     assert isinstance(ms, float) and ms > 0 and end.query()
+
+
+class _Pending:
+    """Stands in for a CUDA event the GPU has not reached yet (work still queued): it
+    completes when the CPU waits for it."""
+
+    def __init__(self, event):
+        self.event, self.done = event, False
+
+    def record(self, stream=None):
+        self.event.record(stream)
+
+    def synchronize(self):
+        self.event.synchronize()
+        self.done = True
+
+
+def test_elapsed_time_before_the_end_event_completed_raises_as_torch_does(cuda_only):
+    # torch: cudaEventElapsedTime returns cudaErrorNotReady (600), raised as
+    # torch.AcceleratorError (a RuntimeError) "CUDA error: device not ready".
+    start, end = labkit.cuda.Event(enable_timing=True), labkit.cuda.Event(enable_timing=True)
+    end._event = _Pending(end._event)
+    start.record()
+    end.record()
+    assert not end.query()
+    with pytest.raises(RuntimeError, match="device not ready") as info:
+        start.elapsed_time(end)
+    assert isinstance(info.value, labkit.cuda.AcceleratorError)
+    assert info.value.error_code == 600
+    assert "end.synchronize()" in str(info.value)
+    end.synchronize()                     # waiting makes it complete ...
+    assert end.query()
+    end._event = end._event.event         # ... and CuPy's timer reads the real event
+    assert start.elapsed_time(end) >= 0
+
+
+def test_accelerator_error_is_torchs_kind_of_error():
+    torch = pytest.importorskip("torch")
+    assert torch.AcceleratorError.__mro__[1:] == labkit.cuda.AcceleratorError.__mro__[1:]
+    assert labkit.cuda.AcceleratorError("x", error_code=600).error_code == 600
 
 
 def test_event_misuse_is_explained(cuda_only):
