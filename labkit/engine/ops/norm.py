@@ -47,10 +47,10 @@ class VectorNorm(Function):
         if ord == 0:
             return g * 0, None, None, None
         if ord == 1:
-            return g * x.detach().sign(), None, None, None
+            return g * x.sign(), None, None, None
         if ord in (math.inf, -math.inf):
             hit = (x.abs() == yk).to(x.dtype)
-            return g * x.detach().sign() * hit / hit.sum(dims, keepdim=True), None, None, None
+            return g * x.sign() * hit / hit.sum(dims, keepdim=True), None, None, None
         safe = where(yk == 0, 1.0, yk)
         if ord == 2:
             return where(yk == 0, 0.0, g * x / safe), None, None, None

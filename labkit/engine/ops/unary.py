@@ -322,9 +322,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        # the sign is a constant here, as torch's sgn backward (a zero tensor) makes it: a
-        # gradient through it would be 0 * inf = nan in a second derivative at log(0)
-        return grad * x.detach().sign()
+        return grad * x.sign()
 
     @staticmethod
     def jvp(args, tangents, out):
