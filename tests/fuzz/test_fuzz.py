@@ -257,7 +257,23 @@ def test_second_derivatives_float64(data):
     (rt, et), (rl, el) = run_both(second)
     if check_errors(what + " (second derivative)", et, el):
         return
+    if zero_tensor_gap(steps, rl, rt):
+        return
     compare(rl, rt, what + " (second derivative)")
+
+
+def zero_tensor_gap(steps, mine, ref):
+    """Known gap (issue 13): abs's backward is grad * sgn(x), and torch's sgn backward returns an
+    'efficient zero tensor' that stays exactly zero through every later backward (0 / 0 is 0
+    for it), so the second derivative of abs(log(x)) at x = 0 is inf in torch; labkit's zeros are
+    real and log's backward makes 0 / 0 = nan there. labkit has no zero-tensor type; making the
+    sign a constant instead breaks second derivatives of norm(p=1). Accepted only where labkit
+    is nan exactly where torch is +-inf, after an abs."""
+    if not any(s[0] == "abs" for s in steps):
+        return False
+    m, r = mine.detach().numpy(), ref.detach().numpy()
+    bad = ~np.isclose(m, r, rtol=1e-7, atol=1e-9, equal_nan=True)
+    return bool(bad.any() and np.all(np.isnan(m[bad]) & np.isinf(r[bad])))
 
 
 def test_ill_conditioned_programs_are_judged_against_the_float64_answer():
@@ -278,3 +294,13 @@ def test_a_float32_value_cast_to_double_is_compared_at_float32_tolerance():
     assert least_precise(least_precise("float64", torch.float32), torch.float64) == "float32"
     assert least_precise(None, torch.int64) is None
     assert least_precise("float32", torch.float16) == "float16"
+
+
+def test_the_zero_tensor_gap_is_narrow():
+    """abs(log(x)) at 0: the accepted gap is labkit's nan where torch's second derivative is
+    inf, after an abs, and nothing else."""
+    inf, nan = np.inf, np.nan
+    t, m = torch.tensor([inf, 1.0]), labkit.tensor([nan, 1.0])
+    assert zero_tensor_gap([("log",), ("abs",)], m, t)
+    assert not zero_tensor_gap([("log",), ("exp",)], m, t)
+    assert not zero_tensor_gap([("log",), ("abs",)], labkit.tensor([nan, 2.0]), t)
