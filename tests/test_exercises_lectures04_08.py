@@ -259,6 +259,11 @@ def test_lecture07_clip_cond():
     fails_quietly(ok, check, PythonIf, says="export")
     fails_quietly(ok, check, None, says="not done yet")
 
+    class Placeholder(nn.Module):
+        def forward(self, x):
+            return None
+    fails_quietly(ok, check, Placeholder, says="not done yet")
+
 
 def test_lecture07_grad_norms():
     labkit.manual_seed(0)

@@ -4,8 +4,8 @@ from . import Verdict
 
 
 def not_done(name):
-    return Verdict(False, f"not done yet: `{name}` still returns the placeholder; write your "
-                          "code where it says so and run the cell again.")
+    return Verdict(False, f"not done yet: `{name}` still gives the placeholder None; write "
+                          "your code where it says `# your code`, and run the cell again.")
 
 
 def call(name, fn, *args):

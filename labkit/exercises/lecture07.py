@@ -70,6 +70,11 @@ def _export_case(cls, example, inputs):
     model, err = call("ClipCond", cls)
     if err is not None:
         return err
+    eager, err = call("ClipCond.forward", model, example.clone())
+    if err is not None:
+        return err
+    if eager is None:
+        return not_done("ClipCond.forward")
     try:
         program = export(model, (example,)).module()
     except Exception as e:  # noqa: BLE001 (a student-facing message)
