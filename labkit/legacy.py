@@ -147,7 +147,7 @@ def _volatile(x):
     return False
 
 
-Tensor.volatile = property(_volatile)
+tensor_method("volatile")(property(_volatile))
 
 
 def range(start, end, step=1, dtype=None, device=None, requires_grad=False):

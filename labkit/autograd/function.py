@@ -2,11 +2,11 @@
 with differentiable Tensor ops (e.g. it works on raw arrays)."""
 import functools
 
-from ..engine.function import Function
+from ..engine.function import Function, FunctionCtx
 from ..engine.grad_mode import is_grad_enabled, no_grad
 from ..engine.tensor import Tensor
 
-__all__ = ["Function", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class _DelayedError(Function):

@@ -8,7 +8,8 @@ from heapq import heappop, heappush
 
 from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
-from .grad_mode import Observers, mode, set_anomaly
+from .grad_mode import mode, no_grad, process, set_anomaly
+from .hooks import HookList
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
@@ -99,31 +100,25 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
 
     A max-heap on sequence number yields the nodes in reverse creation order; a node is pushed
     when its first gradient arrives and popped only after every node made later (all its
-    consumers) has run, so its gradient is complete by then.
+    consumers) has run, so its gradient is complete by then. Each node is one of: a leaf
+    (accumulate_leaf adds into .grad) or an op (call_backward runs its formula, checked, and
+    send_to_inputs sums each gradient into the node it flows to). Inlining those two into
+    this loop saved about 0.1 us per op on W2 (7.2 of 7.5 us/op on a loaded 2-core machine,
+    within its noise), so they stay functions a student can read.
     """
     roots = _root_grads(outputs, grad_outputs)
-    buffers = {}
-    heap = []
-    for node, idx, g in roots:
-        if node not in buffers:
-            heappush(heap, (-node._seq, node))
-        _add_to_buffer(buffers, node, idx, g)
-    targets = needed = results = None
+    buffers = {}     # node -> the gradients summed so far, one per output
+    heap = []        # (-seq, node) for every node with a gradient waiting
+    for node, idx, g in roots:                                  # seed
+        _add(buffers, heap, node, idx, g)
+    targets = needed = through = results = None
     if inputs is not None:
-        targets = {}
-        for i, t in enumerate(inputs):
-            if not t._rg:
-                raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
-                                   "the graph. Create it with requires_grad=True.")
-            node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
-            targets.setdefault(node, []).append((i, t._out_idx))
+        targets, results = _targets(inputs), [None] * len(inputs)
         needed, through = _needed(_collect([r[0] for r in roots]), targets)
-        results = [None] * len(inputs)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
     prev = mode.enabled
     mode.enabled = bool(create_graph)
-    anomaly = mode.anomaly
-    watchers = mode.node_observers
+    watchers = mode.node_hooks
     try:
         while heap:
             node = heappop(heap)[1]
@@ -133,56 +128,16 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            if watchers:
-                for fn in tuple(watchers):
-                    fn(node, grads)
+            for fn in watchers:
+                fn(node, grads)
             if type(node) is AccumulateGrad:
-                leaf = node.variable
-                if accumulate and leaf is not None:   # None: the leaf itself was freed
-                    _accumulate(leaf, grads[0], create_graph, handed)
-                    for fn in tuple(node._post_hooks):
-                        fn(leaf)
-                continue
-            if needed is not None and node not in through:
-                continue   # grad() w.r.t. a non-leaf: its gradient is taken, its node not run
-            # run the node's backward and hand each input's gradient on (inlined: hot loop)
-            if node._freed:
-                node.saved_tensors  # raises "backward through the graph a second time"
-            if len(grads) > 1:
-                _zeros_for_unused(node, grads)
-            out = node._fn.backward(node, *grads)
-            if type(out) is not tuple:
-                out = (out,)
-            edges = node._edges
-            if len(out) != len(edges):
-                raise _arity_error(node, out)
-            if anomaly:
-                _check_nan(node, out)
-            for e, g in zip(edges, out):
-                if g is None or e is None:
-                    continue
-                nxt, idx = e
-                if nxt is None or (needed is not None and nxt not in needed):
-                    continue
-                if not isinstance(g, Tensor):
-                    g = _make(g, node._device)
-                shape = nxt._out_shapes[idx]
-                if g._data.shape != shape:
-                    g = _reduce_grad(node, edges.index(e), g, shape)
-                dts = nxt._out_dtypes
-                if dts is not None and g._data.dtype is not dts[idx] and g._data.dtype != dts[idx]:
-                    g = g.to(_dt.from_np(dts[idx]))   # as torch: each input gets its own dtype
-                slot = buffers.get(nxt)
-                if slot is None:
-                    heappush(heap, (-nxt._seq, nxt))
-                    if len(nxt._out_shapes) == 1:
-                        buffers[nxt] = [g]
-                        continue
-                    slot = buffers[nxt] = [None] * len(nxt._out_shapes)
-                slot[idx] = g if slot[idx] is None else slot[idx] + g
-            if not retain_graph and node._saved:
-                node._saved = ()
-                node._freed = True
+                if accumulate:
+                    accumulate_leaf(node, grads[0], create_graph, handed)
+            elif through is None or node in through:  # else: grad() w.r.t. a non-leaf: its
+                send_to_inputs(node, call_backward(node, grads), buffers, heap, needed)  # grad
+                if not retain_graph and node._saved:  # is taken, its node not run
+                    node._saved = ()
+                    node._freed = True
     finally:
         mode.enabled = prev
     if results is not None:
@@ -192,6 +147,86 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     f"grad: input {i} was not used to compute the outputs, so its gradient is "
                     "undefined. Pass allow_unused=True to get None for it.")
     return results
+
+
+def call_backward(node, grads):
+    """node's backward formula on its outputs' gradients, with the checks that make its
+    mistakes readable: used twice, wrong number of gradients, nan (anomaly mode)."""
+    if node._freed:
+        node.saved_tensors  # raises "backward through the graph a second time"
+    if len(grads) == 1:                  # unrolled: a star call costs 140 ns more per node
+        out = node._fn.backward(node, grads[0])
+    else:
+        if node._materialize:
+            _zeros_for_unused(node, grads)
+        out = node._fn.backward(node, *grads)
+    if type(out) is not tuple:
+        out = (out,)
+    if len(out) != len(node._edges):
+        raise _arity_error(node, out)
+    if process.anomaly:
+        _check_nan(node, out)
+    return out
+
+
+def send_to_inputs(node, grads, buffers, heap, needed=None):
+    """Hand each input's gradient to the node that made that input: summed back to the
+    input's shape (broadcasting undone), cast to its dtype (as torch: each input gets its
+    own dtype), added to what that node has received. `needed` (for grad()) skips nodes no
+    wanted gradient passes through."""
+    edges = node._edges
+    for e, g in zip(edges, grads):
+        if g is None or e is None:
+            continue
+        nxt, idx = e
+        if nxt is None or (needed is not None and nxt not in needed):
+            continue
+        if not isinstance(g, Tensor):
+            g = _make(g, node._device)
+        shape = nxt._out_shapes[idx]
+        if g._data.shape != shape:
+            g = _reduce_grad(node, edges.index(e), g, shape)
+        dt = nxt._out_dtypes[idx]
+        if g._data.dtype is not dt and g._data.dtype != dt:
+            g = g.to(_dt.from_np(dt))
+        slot = buffers.get(nxt)
+        if slot is None and len(nxt._out_shapes) == 1:   # the common case, inlined
+            heappush(heap, (-nxt._seq, nxt))
+            buffers[nxt] = [g]
+        else:
+            _add(buffers, heap, nxt, idx, g)
+
+
+def _add(buffers, heap, node, idx, g):
+    """Sum g into the gradient of node's output idx (queueing node on its first one)."""
+    slot = buffers.get(node)
+    if slot is None:
+        heappush(heap, (-node._seq, node))
+        slot = buffers[node] = [None] * len(node._out_shapes)
+    slot[idx] = g if slot[idx] is None else slot[idx] + g
+
+
+def accumulate_leaf(node, g, create_graph, handed=()):
+    """Add g into the leaf's .grad (nothing when the leaf itself was freed), then run the
+    leaf's post-accumulate-grad hooks."""
+    leaf = node.variable
+    if leaf is None:
+        return
+    _accumulate(leaf, g, create_graph, handed)
+    for fn in tuple(node._post_hooks):
+        fn(leaf)
+
+
+def _targets(inputs):
+    """{node: [(input position, output index), ...]} for the inputs of grad()."""
+    targets = {}
+    for i, t in enumerate(inputs):
+        if not t._rg:
+            raise RuntimeError(f"grad: input {i} does not require grad, so it is not part of "
+                               "the graph. Create it with requires_grad=True.")
+        node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
+        targets.setdefault(node, []).append((i, t._out_idx))
+    return targets
 
 
 def _needed(nodes, targets):
@@ -206,13 +241,6 @@ def _needed(nodes, targets):
         elif node in targets:
             needed.add(node)
     return needed, through
-
-
-def _add_to_buffer(buffers, node, idx, g):
-    slot = buffers.get(node)
-    if slot is None:
-        slot = buffers[node] = [None] * len(node._out_shapes)
-    slot[idx] = g if slot[idx] is None else slot[idx] + g
 
 
 def _run_hooks(node, grads):
@@ -234,8 +262,7 @@ def _retains_last(fn):
     return getattr(fn, "_retains_grad", False)
 
 
-observers = Observers("node_observers")  # fn(node, grads) as each node this thread's backward
-# reaches runs, in the engine's real order
+observers = HookList("node_hooks")  # the old name of hooks.node_hooks (fn(node, grads))
 
 
 def _zeros_for_unused(node, grads):
@@ -337,6 +364,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(res)
 
 
+def zero_grad(tensors, set_to_none=True):
+    """Forget each tensor's gradient (backward adds into .grad, it does not replace): set it
+    to None, or fill it with zeros in place (Module.zero_grad and Optimizer.zero_grad)."""
+    for t in tensors:
+        if t.grad is None:
+            continue
+        if set_to_none:
+            t.grad = None
+            continue
+        if t.grad.grad_fn is not None:
+            t.grad = t.grad.detach()
+        with no_grad():
+            t.grad.zero_()
+
+
 class detect_anomaly:
     """Record where each op was created and stop at the first backward that makes nan."""
 
@@ -358,4 +400,4 @@ def set_detect_anomaly(mode_on):
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
-           "execution_order"]
+           "execution_order", "zero_grad"]

@@ -4,7 +4,7 @@ import numpy as np
 from . import dtype as _dt
 from .defaults import defaults
 from .device import Device, cpu, to_device_array
-from .grad_mode import mode
+from .hooks import current_tracer
 from .memory import names_the_size
 from .tensor import Tensor
 
@@ -232,7 +232,7 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     size = _size_arg("rand", shape, size)
     """Uniform numbers in [0, 1)."""
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+    if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).random(_size(size), dtype=np.float64).astype(np_dtype)
     return _finish(arr, None, device, requires_grad)
@@ -243,7 +243,7 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     size = _size_arg("randn", shape, size)
     """Standard normal numbers (mean 0, variance 1)."""
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if mode.tracer is not None:      # labkit.jit is tracing: draw through an op it records
+    if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
     arr = _gen(generator).standard_normal(_size(size)).astype(np_dtype)
     return _finish(arr, None, device, requires_grad)

@@ -4,7 +4,8 @@ Every op, built-in or written in a lecture, is a Function with
     forward(ctx, *args)   -> arrays or Tensors (runs with grad recording off)
     backward(ctx, *grads) -> one gradient per forward argument, written with Tensor ops,
 so the gradient computation is itself recorded when create_graph=True.
-`ctx` is the Node: the object that lands in `output.grad_fn`.
+`ctx` is a FunctionCtx: the op's Node (the object that lands in `output.grad_fn`) when the op
+is recorded. Every call, whatever its arity, goes through one core, `_call`.
 """
 import itertools
 import os
@@ -14,7 +15,8 @@ import weakref
 import numpy as np
 
 from .device import cpu as _cpu
-from .grad_mode import Observers, mode
+from .grad_mode import mode, process
+from .hooks import HookList, call_untraced
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -22,18 +24,71 @@ _make = Tensor._make
 _new = object.__new__
 _seq = itertools.count()  # creation order: nodes run in reverse of it (a valid topological order)
 
+# What a node keeps for each item forward saved, by kind (Node.saved_tensors decodes them):
+SAVED_INPUT = "input"         # an input tensor, kept as it is
+SAVED_OUTPUT = "output"       # one of the node's own outputs: (array, index), re-attached on read
+SAVED_CONSTANT = "constant"   # a plain array
+SAVED_VALUE = "value"         # None or a Python number, as it was
+SAVED_PACKED = "packed"       # a tensor stored by a saved_tensors_hooks pack hook:
+#                               (packed, unpack, shape)
 
-class Node:
+
+class FunctionCtx:
+    """The `ctx` a Function's forward and backward receive (torch.autograd.function.FunctionCtx).
+
+    When the op is recorded, ctx is its Node (the object that lands in `output.grad_fn`);
+    otherwise one shared ctx whose `needs_input_grad` is () keeps nothing. Attributes forward
+    sets on ctx (ctx.alpha = ...) are the only entries of `vars(ctx)`: the engine's own
+    fields are slots."""
+    __slots__ = ("needs_input_grad", "_to_save", "_to_mark", "_dirty", "_materialize",
+                 "__dict__")
+
+    def __init__(self, needs_input_grad=()):
+        self.needs_input_grad = needs_input_grad   # () when nothing is recorded
+        self._to_save = ()      # what forward passed to save_for_backward (packed after forward)
+        self._to_mark = ()      # what forward passed to mark_non_differentiable
+        self._dirty = ()        # inputs forward changed in place (mark_dirty)
+        self._materialize = True
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors (or arrays) for backward; in-place changes to them are detected."""
+        if self.needs_input_grad:
+            self._to_save = tensors
+
+    def mark_non_differentiable(self, *outputs):
+        if self.needs_input_grad:
+            self._to_mark = outputs
+
+    def mark_dirty(self, *tensors):
+        """forward changed these inputs in place (and returns them): they become outputs of
+        this op, with their version bumped so older saved copies are detected."""
+        for t in tensors:
+            t._bump_version()
+        if self.needs_input_grad:
+            self._dirty = tensors
+
+    def set_materialize_grads(self, value):
+        """With False, backward gets None (not zeros) for an output no path used (as torch)."""
+        if self.needs_input_grad:
+            self._materialize = bool(value)
+
+
+_NULL = FunctionCtx()   # the ctx of every op that is not recorded
+
+
+class Node(FunctionCtx):
     """One recorded op: what backward needs (saved tensors, edges to its inputs' nodes)."""
-    _hooks = None        # {output index: [hook, ...]} from register_hook on outputs
-    _saved = ()
-    _freed = False
-    _trace = None        # forward stack, kept in anomaly mode
-    _non_diff = ()       # output indices marked non-differentiable
-    _to_save = ()        # what forward passed to save_for_backward (packed after forward)
-    _to_mark = ()        # what forward passed to mark_non_differentiable
-    _out_dtypes = None   # output dtypes: backward casts each input's gradient to its dtype
-    _dirty = ()          # inputs forward changed in place (mark_dirty)
+    __slots__ = ("_edges",       # (node, output index) per forward argument; None: not a tensor
+                 "_device",
+                 "_seq",         # creation order
+                 "_out_shapes",  # each output's shape: gradients are summed back to it
+                 "_out_dtypes",  # output dtypes: backward casts each input's gradient to its dtype
+                 "_saved",       # (kind, object, version counter, version) per saved item
+                 "_non_diff",    # output indices marked non-differentiable
+                 "_hooks",       # {output index: [hook, ...]} from register_hook on outputs
+                 "_trace",       # forward stack, kept in anomaly mode
+                 "_freed",       # backward released the saved tensors
+                 "__weakref__")
 
     def name(self):
         return type(self).__name__
@@ -46,22 +101,6 @@ class Node:
         """((node, output index), ...) for each tensor input; (None, 0) where no grad flows."""
         return tuple(e for e in self._edges if e is not None)
 
-    # --- the ctx API used inside forward/backward ---------------------------------------
-    def save_for_backward(self, *tensors):
-        """Keep tensors (or arrays) for backward; in-place changes to them are detected."""
-        self._to_save = tensors
-
-    def mark_non_differentiable(self, *outputs):
-        self._to_mark = outputs
-
-    def mark_dirty(self, *tensors):
-        """forward changed these inputs in place (and returns them): they become outputs of
-        this op, with their version bumped so older saved copies are detected."""
-        self._dirty = tensors
-
-    def set_materialize_grads(self, value):
-        self._materialize = value
-
     @property
     def saved_tensors(self):
         if self._freed:
@@ -71,28 +110,49 @@ class Node:
                 "save memory. If you need to run backward twice, pass retain_graph=True to the "
                 "first call; usually, recompute the forward pass instead.")
         out = []
-        for entry in self._saved:
-            kind, obj, vc, version = entry
+        for kind, obj, vc, version in self._saved:
             if vc is not None and vc[0] != version:
-                raise RuntimeError(
-                    f"one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: {type(self).__name__} saved a tensor of shape "
-                    f"{tuple((obj[0] if kind == 1 else obj).shape)} at version {version}, but it "
-                    f"is now at version {vc[0]}. "
-                    "Something changed it in place (an op ending in '_', '+=', or x[...] = ...) "
-                    "between the forward pass and backward. Fix: use the out-of-place form "
-                    "(x = x + 1 instead of x += 1), or .clone() the tensor before changing it.")
-            if kind == 0:      # an input tensor
+                raise self._modified_error(kind, obj, vc, version)
+            if kind is SAVED_INPUT:
                 out.append(obj)
-            elif kind == 1:    # one of our own outputs: re-attach it to this node
+            elif kind is SAVED_OUTPUT:    # re-attach our own output to this node
                 t = _make(obj[0], self._device, True)
                 t.grad_fn, t._out_idx = self, obj[1]
                 out.append(t)
-            elif kind == 2:    # a plain array: a constant
+            elif kind is SAVED_CONSTANT:
                 out.append(_make(obj, self._device))
-            else:              # None or a Python number, as it was
+            elif kind is SAVED_PACKED:
+                out.append(obj[1](obj[0]))
+            else:
                 out.append(obj)
         return tuple(out)
+
+    def saved_values(self):
+        """What the node keeps for backward, as (kind, value, tensor): kind is 'input' (value
+        is the input's array, tensor the input), 'output' (one of the node's output arrays),
+        'constant' (an array) or 'value' (a Python number); tensor is None but for inputs.
+        Read without the version check (drawing never raises); None and items stored by a
+        saved_tensors_hooks pack hook are left out."""
+        out = []
+        for kind, obj, _, _ in self._saved:
+            if kind is SAVED_INPUT:
+                out.append((kind, obj._data, obj))
+            elif kind is SAVED_OUTPUT:
+                out.append((kind, obj[0], None))
+            elif kind is SAVED_CONSTANT or (kind is SAVED_VALUE and obj is not None):
+                out.append((kind, obj, None))
+        return out
+
+    def _modified_error(self, kind, obj, vc, version):
+        shape = obj[0].shape if kind is SAVED_OUTPUT else obj[2] if kind is SAVED_PACKED \
+            else obj.shape
+        return RuntimeError(
+            f"one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {type(self).__name__} saved a tensor of shape "
+            f"{tuple(shape)} at version {version}, but it is now at version {vc[0]}. "
+            "Something changed it in place (an op ending in '_', '+=', or x[...] = ...) "
+            "between the forward pass and backward. Fix: use the out-of-place form "
+            "(x = x + 1 instead of x += 1), or .clone() the tensor before changing it.")
 
     # --- hooks --------------------------------------------------------------------------
     def _add_pre_hook(self, idx, hook):
@@ -116,14 +176,20 @@ class AccumulateGrad(Node):
     """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad.
     The leaf owns its node (hooks live there); the node points back weakly, so a graph is
     freed by reference counting as soon as its last tensor goes, not by the cycle collector."""
+    __slots__ = ("_variable", "_dtype", "_post_hooks")
     _edges = ()
-    _post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
     def __init__(self, variable):
+        FunctionCtx.__init__(self)
         self._variable = weakref.ref(variable)
         self._seq = next(_seq)
         self._out_shapes = (variable._data.shape,)
         self._dtype = variable._data.dtype
+        self._device = variable.device
+        self._saved = self._non_diff = ()
+        self._hooks = self._trace = None
+        self._freed = False
+        self._post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
     @property
     def variable(self):
@@ -141,27 +207,6 @@ def accumulate_node(leaf):
     if node is None:
         node = leaf._accum = AccumulateGrad(leaf)
     return node
-
-
-class _NullCtx:
-    """The ctx given to forward when nothing is recorded: saving is a no-op."""
-    needs_input_grad = ()
-
-    def save_for_backward(self, *tensors):
-        pass
-
-    def mark_non_differentiable(self, *outputs):
-        pass
-
-    def mark_dirty(self, *tensors):
-        for t in tensors:
-            t._bump_version()
-
-    def set_materialize_grads(self, value):
-        pass
-
-
-_NULL = _NullCtx()
 
 
 class Function:
@@ -187,8 +232,6 @@ class Function:
 
     @classmethod
     def apply(cls, *args):
-        if mode.tracer is not None:
-            return _apply_traced(cls, args)
         device = None
         record = False
         for a in args:
@@ -199,86 +242,125 @@ class Function:
                     raise _device_error(cls, args)
                 if a._rg:
                     record = True
-        if device is None:
-            device = _cpu
-        if record and mode.enabled:
-            return _record(cls, args, device)
-        try:
-            out = cls.forward(_NULL, *args) if cls.setup_context is None else cls.forward(*args)
-        except (ValueError, TypeError, IndexError) as e:
-            raise _forward_error(cls, args, e) from None
-        if type(out) is _ndarray:
-            return _make(out, device)
-        return _wrap_plain(out, device)
+        return _call(cls, args, device or _cpu, record)
 
 
 _NO_EDGE = (None, 0)  # a tensor input that does not require grad
+_FORWARD_ERRORS = (ValueError, TypeError, IndexError)   # from the array library: named
 
 
-def _apply_traced(cls, args):
-    """Run one op with the tracer paused (ops inside a forward are not traced twice), then
-    tell the tracer: tracer.record(cls, args, result)."""
-    tracer = mode.tracer
-    mode.tracer = None
+def _call(cls, args, device, record):
+    """The one core every op call goes through (apply and the per-arity fast paths, which only
+    scan the arguments for the device and whether any requires grad): hand the call to the
+    tracer, decide whether to record, run forward, wrap the output. It is the hottest code
+    in labkit (W2 measures it), hence written out in one function."""
+    if mode.tracer is not None:
+        return call_untraced(cls, args)
+    if record and mode.enabled:         # build the Node: it is forward's ctx
+        node = _new(cls._node_cls)
+        edges = []
+        needs = []
+        for a in args:
+            if isinstance(a, Tensor):
+                if a._rg:
+                    fn = a.grad_fn
+                    if fn is None:
+                        fn = a._accum or accumulate_node(a)
+                    edges.append((fn, a._out_idx))
+                    needs.append(True)
+                else:
+                    edges.append(_NO_EDGE)
+                    needs.append(False)
+            else:
+                edges.append(None)
+                needs.append(False)
+        node.needs_input_grad = tuple(needs)
+        node._edges = edges
+        node._device = device
+        node._to_save = node._to_mark = node._dirty = node._saved = node._non_diff = ()
+        node._materialize = True
+        node._hooks = node._trace = None
+        node._freed = False
+        ctx = node
+        mode.enabled = False            # forward runs unrecorded (it may use Tensor ops)
+    else:
+        ctx = node = None
     try:
-        result = cls.apply(*args)
+        if cls.setup_context is None:
+            forward, n = cls.forward, len(args)
+            if ctx is None:
+                ctx = _NULL
+            if n == 2:                  # unrolled: a star call costs 140 ns more per op
+                out = forward(ctx, args[0], args[1])
+            elif n == 1:
+                out = forward(ctx, args[0])
+            else:
+                out = forward(ctx, *args)
+        else:                           # torch 2.x style: forward(*args), then setup_context
+            out = cls.forward(*args)
+            if node is not None:
+                cls.setup_context(node, args, out)
+    except _FORWARD_ERRORS as e:
+        raise _forward_error(cls, args, e) from None
     finally:
-        mode.tracer = tracer
-    tracer.record(cls, args, result)
-    return result
-
-
-def unary_op(cls):
-    """cls.apply specialised for one tensor argument (the Tensor methods use it: less overhead
-    per call, same Function, same forward and backward)."""
-    forward = cls.forward
-
-    def op(x):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{op.__name__}(): expected a labkit tensor, got {type(x).__name__}. "
-                            f"Wrap it first: labkit.tensor(value).")
-        if mode.tracer is not None:
-            return _apply_traced(cls, (x,))
-        if x._rg and mode.enabled:
-            return _record(cls, (x,), x.device)
-        out = forward(_NULL, x)
-        if type(out) is _ndarray:
-            t = _new(Tensor)
-            t._data = out
-            t.device = x.device
-            return t
-        return _wrap_plain(out, x.device)
-    op.__name__ = op.__qualname__ = cls.__name__.lower()
-    op.__doc__ = cls.__doc__
-    return op
-
-
-def binary_op(cls):
-    """cls.apply specialised for (tensor, tensor-or-number): the arithmetic dunders use it."""
-    forward = cls.forward
-
-    def op(a, b):
-        if mode.tracer is not None:
-            return _apply_traced(cls, (a, b))
-        device = a.device
-        if isinstance(b, Tensor):
-            if b.device is not device:
-                raise _device_error(cls, (a, b))
-            record = a._rg or b._rg
-        else:
-            record = a._rg
-        if record and mode.enabled:
-            return _record(cls, (a, b), device)
-        try:
-            out = forward(_NULL, a, b)
-        except (ValueError, TypeError, IndexError) as e:
-            raise _forward_error(cls, (a, b), e) from None
+        if node is not None:
+            mode.enabled = True
+    if node is None:
         if type(out) is _ndarray:
             t = _new(Tensor)
             t._data = out
             t.device = device
             return t
         return _wrap_plain(out, device)
+    # recorded: attach the differentiable outputs to node, pack what forward saved
+    if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
+        result = _new(Tensor)
+        result._data = out
+        result.device = device
+        if out.dtype.kind == "f":
+            result.grad_fn = node
+            result._rg = True
+        node._out_shapes = (out.shape,)
+        node._out_dtypes = (out.dtype,)
+        outputs = (result,)
+    else:
+        outputs = _link_outputs(node, out, device)
+        result = outputs if type(out) is tuple else outputs[0]
+    if node._to_save:
+        node._saved = _pack_saved(node._to_save, outputs)
+    node._seq = next(_seq)
+    if process.anomaly:
+        node._trace = _user_stack()
+    hooks = mode.op_hooks
+    if hooks:
+        for fn in hooks:
+            fn(node, args, outputs)
+    return result
+
+
+def unary_op(cls):
+    """cls.apply specialised for one tensor argument (the Tensor methods use it)."""
+    name = cls.__name__.lower()
+
+    def op(x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): expected a labkit tensor, got {type(x).__name__}. "
+                            f"Wrap it first: labkit.tensor(value).")
+        return _call(cls, (x,), x.device, x._rg)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = cls.__doc__
+    return op
+
+
+def binary_op(cls):
+    """cls.apply specialised for (tensor, tensor-or-number): the arithmetic dunders use it."""
+
+    def op(a, b):
+        if isinstance(b, Tensor):
+            if b.device is not a.device:
+                raise _device_error(cls, (a, b))
+            return _call(cls, (a, b), a.device, a._rg or b._rg)
+        return _call(cls, (a, b), a.device, a._rg)
     op.__name__ = op.__qualname__ = cls.__name__.lower()
     op.__doc__ = cls.__doc__
     return op
@@ -294,67 +376,7 @@ def _wrap_plain(out, device):
     return _make(out, device)
 
 
-def _record(cls, args, device):
-    """Run forward with recording off and link a Node to the outputs (the graph-building path)."""
-    node = _new(cls._node_cls)
-    edges = []
-    needs = []
-    for a in args:
-        if isinstance(a, Tensor):
-            if a._rg:
-                fn = a.grad_fn
-                if fn is None:
-                    fn = a._accum or accumulate_node(a)
-                edges.append((fn, a._out_idx))
-                needs.append(True)
-            else:
-                edges.append(_NO_EDGE)
-                needs.append(False)
-        else:
-            edges.append(None)
-            needs.append(False)
-    node._edges = edges
-    node.needs_input_grad = tuple(needs)
-    node._device = device
-    mode.enabled = False
-    try:
-        if cls.setup_context is None:
-            out = cls.forward(node, *args)
-        else:
-            out = cls.forward(*args)
-            cls.setup_context(node, args, out)
-    except (ValueError, TypeError, IndexError) as e:
-        raise _forward_error(cls, args, e) from None
-    finally:
-        mode.enabled = True
-    if isinstance(out, np.generic):  # numpy made a 0-d result a scalar: keep it an array,
-        arr = np.asarray(out)          # and keep it recognisable as the output if it was saved
-        node._to_save = tuple(arr if s is out else s for s in node._to_save)
-        out = arr
-    if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
-        result = _make(out, device)
-        if out.dtype.kind == "f":
-            result.grad_fn = node
-            result._rg = True
-        node._out_shapes = (out.shape,)
-        node._out_dtypes = (out.dtype,)
-        outputs = (result,)
-    else:
-        outputs = _link_outputs(node, out, device)
-        result = outputs if type(out) is tuple else outputs[0]
-    if node._to_save:
-        node._saved = _pack_saved(node._to_save, outputs)
-    node._seq = next(_seq)
-    if mode.anomaly:
-        node._trace = _user_stack()
-    if mode.op_observers:
-        for fn in tuple(mode.op_observers):
-            fn(node, args, outputs)
-    return result
-
-
-observers = Observers("op_observers")  # fn(node, args, outputs) for every op this thread
-# records (viz recorder, tracers)
+observers = HookList("op_hooks")  # the old name of hooks.op_hooks (fn(node, args, outputs))
 
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -368,6 +390,10 @@ def _user_stack():
 
 def _link_outputs(node, out, device):
     """Wrap several (or already-wrapped) outputs and attach the differentiable ones to node."""
+    if isinstance(out, np.generic):  # numpy made a 0-d result a scalar: keep it an array,
+        arr = np.asarray(out)          # and keep it recognisable as the output if it was saved
+        node._to_save = tuple(arr if s is out else s for s in node._to_save)
+        out = arr
     outs = out if type(out) is tuple else (out,)
     tensors = []
     for o in outs:
@@ -381,7 +407,6 @@ def _link_outputs(node, out, device):
                     f"{type(node).__name__}: a leaf Variable that requires grad is being used "
                     "in an in-place operation (mark_dirty). Clone it first, or change it under "
                     "no_grad().")
-            o._bump_version()
         elif o.grad_fn is not None or o._rg:
             o = o.detach()  # forward returned a tensor that already belongs to a graph
         tensors.append(o)
@@ -402,9 +427,10 @@ def _link_outputs(node, out, device):
 
 
 def _pack_saved(items, outputs):
-    """(kind, object, version counter, version) per saved item: kind 0 an input tensor,
-    1 one of our outputs (stored without its grad_fn, to avoid a reference cycle), 2 a plain
-    array (a constant), 3 a Python value or None kept as is."""
+    """(kind, object, version counter, version) per saved item (the SAVED_* kinds above). An
+    output is stored without its grad_fn, to avoid a reference cycle. Under
+    hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
+    hooks = mode.saved_hooks
     packed = []
     for item in items:
         for i, o in enumerate(outputs):
@@ -412,19 +438,30 @@ def _pack_saved(items, outputs):
                 vc = o._vc
                 if vc is None:
                     vc = o._vc = [0]
-                packed.append((1, (o._data, i), vc, vc[0]))
+                if hooks is None:
+                    packed.append((SAVED_OUTPUT, (o._data, i), vc, vc[0]))
+                else:
+                    packed.append(_packed(hooks, o, vc))
                 break
         else:
             if isinstance(item, Tensor):
                 vc = item._vc
                 if vc is None:
                     vc = item._vc = [0]
-                packed.append((0, item, vc, vc[0]))
+                if hooks is None:
+                    packed.append((SAVED_INPUT, item, vc, vc[0]))
+                else:
+                    packed.append(_packed(hooks, item, vc))
             elif item is None or isinstance(item, (int, float, bool)):
-                packed.append((3, item, None, 0))
+                packed.append((SAVED_VALUE, item, None, 0))
             else:
-                packed.append((2, item, None, 0))
+                packed.append((SAVED_CONSTANT, item, None, 0))
     return packed
+
+
+def _packed(hooks, tensor, vc):
+    pack, unpack = hooks
+    return (SAVED_PACKED, (pack(tensor), unpack, tensor._data.shape), vc, vc[0])
 
 
 def _shapes(args):

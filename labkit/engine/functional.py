@@ -39,7 +39,7 @@ def l1_loss(input, target, reduction="mean"):
     return _reduce((input - target).abs(), reduction, "l1_loss")
 
 
-class BCEWithLogits(Function):
+class BinaryCrossEntropyWithLogits(Function):
     """Elementwise binary cross-entropy from logits x and targets t, computed stably:
     max(x, 0) - x * t + log(1 + exp(-|x|)). Its gradient sigmoid(x) - t is written out, since
     the kinks of max and |x| at x = 0 would otherwise give the wrong slope there."""
@@ -62,7 +62,7 @@ class BCEWithLogits(Function):
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Stable BCE from logits (raw scores) and targets in [0, 1]."""
     _same_shape("binary_cross_entropy_with_logits", input, target)
-    return _reduce(BCEWithLogits.apply(input, target), reduction,
+    return _reduce(BinaryCrossEntropyWithLogits.apply(input, target), reduction,
                    "binary_cross_entropy_with_logits")
 
 

@@ -1,58 +1,41 @@
 """Grad mode: whether ops record the graph (no_grad, enable_grad, set_grad_enabled).
 
 As in torch, grad mode is per thread: `no_grad` in one thread (an optimizer step, an
-evaluation loop) leaves recording on in every other thread. So are the jit tracer and the
-observers (viz, jit) that watch the ops this thread records. Anomaly mode is process-wide,
-as torch's is."""
+evaluation loop) leaves recording on in every other thread. So are the engine hooks (the jit
+tracer, the viz and profiler hooks that watch this thread's ops; see hooks.py). Anomaly mode
+is process-wide, as torch's is."""
 import functools
 import threading
 
 
 class _Mode(threading.local):
-    """One instance, attributes per thread (__init__ runs again in each new thread)."""
+    """One instance, attributes per thread (__init__ runs again in each new thread). The
+    engine hooks (labkit.engine.hooks registers them) live here, read once per op."""
     anomaly = False   # a class attribute: process-wide (set it with set_anomaly)
 
     def __init__(self):
         self.enabled = True
-        self.tracer = None       # set by labkit.jit while tracing: sees every op and every escape
-        self.op_observers = []   # fn(node, args, outputs) for every op this thread records
-        self.node_observers = []  # fn(node, grads) for every node this thread's backward runs
+        self.tracer = None       # sees every op and every escape (hooks.tracing installs it)
+        self.op_hooks = ()       # fn(node, args, outputs) for every op this thread records
+        self.node_hooks = ()     # fn(node, grads) for every node this thread's backward runs
+        self.saved_hooks = None  # (pack, unpack) for tensors saved for backward
 
 
 mode = _Mode()  # read by Function.apply on every op: one attribute lookup
 
 
+class _Process:
+    """Process-wide switches, read on every op: a plain object is cheaper than mode's
+    per-thread lookup."""
+    anomaly = False
+
+
+process = _Process()
+
+
 def set_anomaly(value):
     """Anomaly mode on or off in every thread (torch's is process-wide too)."""
-    _Mode.anomaly = bool(value)
-
-
-class Observers:
-    """A registry of callbacks that reads like a list but holds one list per thread: a
-    recorder installed in one thread never sees (or slows) the ops of another."""
-
-    def __init__(self, attr):
-        self._attr = attr
-
-    def append(self, fn):
-        getattr(mode, self._attr).append(fn)
-
-    def remove(self, fn):
-        getattr(mode, self._attr).remove(fn)
-
-    def __iter__(self):
-        return iter(list(getattr(mode, self._attr)))
-
-    def __len__(self):
-        return len(getattr(mode, self._attr))
-
-    def __bool__(self):
-        return bool(getattr(mode, self._attr))
-
-    def __eq__(self, other):
-        return list(self) == list(other)
-
-    __hash__ = None
+    _Mode.anomaly = process.anomaly = bool(value)
 
 
 def is_grad_enabled():

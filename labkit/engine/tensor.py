@@ -1,7 +1,8 @@
 """Tensor: an array on a device, plus what autograd needs (requires_grad, grad, grad_fn, version).
 
-Ops are attached as methods by the modules that define them (`tensor_method`), so each op's
-forward, backward and Tensor method sit together in one file.
+Ops are attached as methods by the modules that define them, always with `tensor_method`
+(`exp = tensor_method("exp")(unary_op(Exp))`, or as a decorator), so each op's forward,
+backward and Tensor method sit together in one file.
 """
 import weakref
 
@@ -16,7 +17,10 @@ from .unsupported import missing
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
-    # Rarely-set attributes live on the class, so making a tensor assigns only two fields.
+    # Every field a tensor can have. Making a tensor assigns only the first two; the rest
+    # are rarely set, so their defaults live on the class.
+    _data: object        # the array (numpy on cpu, cupy on cuda)
+    device: object       # the Device it lives on
     _rg = False          # requires_grad
     grad = None          # accumulated gradient (a Tensor), for leaves and retain_grad()
     grad_fn = None       # the Node that made this tensor (None for leaves)
@@ -24,7 +28,11 @@ class Tensor:
     _vc = None           # shared version counter [n], created on first save or in-place write
     _accum = None        # this leaf's AccumulateGrad node, made on first use in a graph
     _base = None         # the tensor this one is a view of (shares memory and version)
-    _retains = False
+    _view_of = None      # (parent, view op, args) for a view: how to write a change back
+    _hist_v = 0          # a view's version its grad_fn reads (in-place on the base refreshes it)
+    _views = None        # a base's live views (a WeakSet), refreshed after an in-place change
+    _retains = False     # retain_grad() was called
+    _func_input = False  # a leaf made by a labkit.func transform (no enclosing graph reaches it)
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
 
     def __init__(self, data=(), *size, requires_grad=False):
@@ -232,8 +240,9 @@ class Tensor:
 
     def _escape(self, what):
         """A value leaves the tensor world as a Python object: a tracer must know (it freezes)."""
-        if mode.tracer is not None:
-            mode.tracer.escape(self, what)
+        tracer = mode.tracer      # engine/hooks.py: the tracer this thread's ops go to
+        if tracer is not None:
+            tracer.escape(self, what)
 
     def _host(self):
         return self._data if self.device.type == "cpu" else self._data.get()

@@ -5,7 +5,7 @@ jit.compile) both sides are traced and become an If node holding two blocks, so 
 made again on every call instead of frozen. Under vmap both sides run and labkit.where picks,
 example by example.
 """
-from ..engine.grad_mode import mode
+from ..engine.hooks import current_tracer
 from ..engine.tensor import Tensor
 
 
@@ -23,7 +23,7 @@ def cond(pred, true_fn, false_fn, operands=()):
     if isinstance(pred, Tensor) and pred.numel() != 1:
         raise RuntimeError(f"labkit.cond: pred must be a bool or a one-element tensor, got shape "
                            f"{tuple(pred.shape)}; reduce it first (e.g. (x > 0).all()).")
-    tracer = mode.tracer
+    tracer = current_tracer()
     if tracer is None or not isinstance(pred, Tensor):
         return true_fn(*operands) if bool(pred) else false_fn(*operands)
     from ..jit.tracer import Tracer

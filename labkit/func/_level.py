@@ -1,39 +1,36 @@
 """A transform level: an object the engine calls for every op while it is installed.
 
-The engine hands whatever sits in `mode.tracer` each op (`record(cls, args, result)`) and each
+The engine hands the installed tracer (engine/hooks.py) each op (`record(cls, args, result)`) and each
 escape to Python (`escape(t, what)`). A level passes both on to the level outside it (another
 transform, or a labkit.jit tracer), so transforms nest; what a level computes itself (tangents,
 batched replays) runs with the outer level installed, so the outer level sees it as ordinary ops.
 """
 import warnings
 
-from ..engine.grad_mode import mode
+from ..engine import hooks
 from ..engine.tensor import Tensor
 
 
 class Level:
     def __init__(self):
-        self.parent = mode.tracer
+        self.parent = hooks.current_tracer()
         self._t = {}      # id(tensor) -> (tensor, value)
         self._n = {}      # (id(grad_fn), output index) -> value: saved outputs re-wrapped by backward
         self._a = {}      # id(array) -> (array, value)
 
     def __enter__(self):
-        self.parent = mode.tracer
-        mode.tracer = self
+        self.parent = hooks.current_tracer()
+        self._installed = hooks.tracing(self)
+        self._installed.__enter__()
         return self
 
     def __exit__(self, *exc):
-        mode.tracer = self.parent
-        return False
+        return self._installed.__exit__(*exc)
 
     def outside(self, fn, *args):
         """Run fn with the outer level installed: its ops are the outer level's business."""
-        mode.tracer = self.parent
-        try:
+        with hooks.tracing(self.parent):
             return fn(*args)
-        finally:
-            mode.tracer = self
 
     # --- what a level knows about a tensor ------------------------------------------------
     def bind(self, t, value):

@@ -7,7 +7,7 @@ loop of B calls becomes one call per op. An op without a rule is run example by 
 (with a warning the first time). As in torch.func and JAX, Python control flow that depends
 on batched values cannot be batched: it is an error, not a silent wrong answer.
 """
-from ..engine.ops import rules
+from ..engine.ops import rules, table
 from ..engine.ops.join import stack
 from ..engine.tensor import Tensor
 from . import _tree
@@ -122,7 +122,8 @@ class BatchTape(Level):
         for cls, args, result in self.entries:
             pairs = [self.convert(a) for a in args]
             bargs, flags = tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
-            rule = rules.find(cls, "vmap")
+            rule = table.lookup(cls, "vmap")
+            rule = None if rule is table.FALLBACK else rule
             if rule is None and _has_side(flags):
                 self._refuse_side(cls, bargs)
             flags = _without_side(flags)     # a rule recomputes what it needs from its inputs

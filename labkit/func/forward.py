@@ -6,7 +6,7 @@ function runs on ordinary tensors and any Python control flow works as in eager 
 """
 from ..engine import autograd
 from ..engine.grad_mode import enable_grad
-from ..engine.ops import rules
+from ..engine.ops import rules, table
 from ..engine.tensor import Tensor
 from . import _tree
 from ._alias import Alias, leaf
@@ -36,8 +36,8 @@ class ForwardLevel(Level):
         outs = outputs_of(result)
         if not any(is_float(o) for o in outs):
             return                      # comparisons, argmax ...: no derivative
-        rule = rules.find(cls, "jvp")
-        if rule is None:
+        rule = table.lookup(cls, "jvp")
+        if rule is table.FALLBACK:
             warn_once("jvp", cls, "tangent (jvp)")
             out_t = self.outside(_by_reverse_twice, cls, args, tangents, result)
         else:

@@ -4,7 +4,8 @@ element, batched), hessian = jacfwd(jacrev(f))."""
 from ..engine import autograd
 from ..engine.creation import eye
 from ..engine.function import AccumulateGrad
-from ..engine.grad_mode import enable_grad, mode
+from ..engine.grad_mode import enable_grad
+from ..engine.hooks import current_tracer
 from ..engine.ops import rules
 from ..engine.tensor import Tensor
 from . import _tree
@@ -17,7 +18,7 @@ from .forward import jvp
 def _outer_needs_graph(out, xs, primals):
     """Whether an enclosing grad (or ordinary autograd) may differentiate the result again:
     an input is already in a graph, or the output depends on other tensors that require grad."""
-    if mode.tracer is not None or _Running.depth > 1 or any(p.requires_grad for p in primals):
+    if current_tracer() is not None or _Running.depth > 1 or any(p.requires_grad for p in primals):
         return True
     for node in autograd.execution_order(out):
         if type(node) is AccumulateGrad and not getattr(node.variable, "_func_input", False):
@@ -28,7 +29,7 @@ def _outer_needs_graph(out, xs, primals):
 def finish(result, inputs):
     """At the outermost transform, results leave no graph behind (as torch.func's do), unless
     something outside may still differentiate them."""
-    if _Running.depth > 1 or mode.tracer is not None or any(isinstance(x, Tensor) and x.requires_grad
+    if _Running.depth > 1 or current_tracer() is not None or any(isinstance(x, Tensor) and x.requires_grad
                                       for x in _tree.flatten(inputs)[0]):
         return result
     return _tree.tree_map(lambda t: t.detach() if isinstance(t, Tensor) and t.requires_grad
@@ -99,7 +100,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     g = rebuild(gs)
     g = g[0] if isinstance(argnums, int) else g
     if not keep:
-        out = out.detach() if mode.tracer is None else out
+        out = out.detach() if current_tracer() is None else out
     return (g, (out, aux)) if has_aux else (g, out)
 
 

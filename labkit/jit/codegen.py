@@ -16,9 +16,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from .emit import INPLACE_OK, Templates, how
+from .emit import Templates, calls, how
 from .ir import Value
-from .ops import POW_FAST, UFUNCS
+from .ops import inplace_ok
 from .tiling import Tiling
 
 INF = float("inf")
@@ -52,7 +52,8 @@ def schedule(graph):
 
 
 class _Names:
-    def __init__(self):
+    def __init__(self, reserved):
+        self.reserved = reserved
         self.taken = set()
         self.of = {}
 
@@ -62,7 +63,7 @@ class _Names:
             base = v.name.replace(".", "_")
             if not base.isidentifier() or base[0] in "_0123456789":
                 base = f"v{base}"
-            if keyword.iskeyword(base) or base in _RESERVED:
+            if keyword.iskeyword(base) or base in self.reserved:
                 base += "_"
             name, n = base, 1
             while name in self.taken:
@@ -70,10 +71,6 @@ class _Names:
             self.taken.add(name)
             self.of[v] = name
         return name
-
-
-_RESERVED = {"np", "empty", "copyto", "matmul", "broadcast_to", "swapaxes", "expand_dims",
-             "asarray", "power", "clip"} | set(UFUNCS.values()) | set(POW_FAST.values())
 
 
 class _Lit:
@@ -104,13 +101,9 @@ class _Gen(Templates, Tiling):
     def __init__(self, graph, xp, device):
         self.g, self.xp, self.device = graph, xp, device
         self.units = schedule(graph)
-        self.name = _Names()
-        self.ns = {"np": np, "empty": xp.empty, "copyto": xp.copyto, "matmul": xp.matmul,
-                   "broadcast_to": xp.broadcast_to, "swapaxes": xp.swapaxes,
-                   "expand_dims": xp.expand_dims, "asarray": xp.asarray, "power": xp.power,
-                   "clip": xp.clip}
-        for u in set(UFUNCS.values()) | set(POW_FAST.values()):
-            self.ns[u] = getattr(xp, u)
+        names = calls()                       # the xp functions the op table's templates use
+        self.name = _Names({"np", *names})
+        self.ns = {"np": np, **{u: getattr(xp, u) for u in names}}
         self.lit = _Lit(self.ns)
         self.outputs = {v for v in graph.outputs if isinstance(v, Value)}
         self.buffers = []                     # arrays, named b0, b1, ...
@@ -191,7 +184,7 @@ class _Gen(Templates, Tiling):
             return self.pinned[v]             # a row of a stacked buffer
         if v in self.outputs:
             return None                       # fresh on every call
-        if node.fn in INPLACE_OK:
+        if inplace_ok(node.fn):
             p = store_of.get(v)
             if p is not None and p in node.inputs and until.get(p) == i and \
                     self._key(p) == self._key(v):

@@ -24,6 +24,7 @@ import functools
 import os
 import time
 
+from ..engine import hooks
 from ..engine.grad_mode import mode
 from ..engine.tensor import Tensor
 from . import codegen, joint, passes
@@ -90,7 +91,7 @@ class CompiledFunction:
 
     # --- calling ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not self.enabled or mode.tracer is not None:
+        if not self.enabled or hooks.current_tracer() is not None:
             return self.fn(*args, **kwargs)
         key, flat = signature(args, kwargs, self.fn)
         entry = self._cache.get(key)

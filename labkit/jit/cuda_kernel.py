@@ -5,18 +5,11 @@ through GPU memory; a fused group does all its ops per element in registers, in 
 The C source is made from the group's nodes, so it can be printed (and checked) on a machine
 without a GPU; building and running it needs CuPy and a GPU (device="cuda").
 """
-from ..engine.ops import arithmetic, select, unary
+from ..engine.ops import table
 from .ir import Value
-from .ops import POW_FAST, UFUNCS
 
 _C_TYPES = {"float32": "float", "float64": "double", "int64": "long long", "int32": "int",
             "bool": "bool", "float16": "float16"}
-_INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "greater": ">",
-          "greater_equal": ">=", "less": "<", "less_equal": "<=", "equal": "==",
-          "not_equal": "!=", "logical_and": "&&", "logical_or": "||"}
-_CALL = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
-         "tanh": "tanh", "absolute": "abs", "maximum": "max", "minimum": "min",
-         "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 
 
 def _lit(x, ctype):
@@ -26,42 +19,15 @@ def _lit(x, ctype):
 
 
 def expression(node, name, ctype):
-    """The C expression computing a member node's output from its operands' names."""
-    fn, args = node.fn, node.args
-    ops = [name(a) if isinstance(a, Value) else _lit(a, ctype) for a in args]
-    if fn in UFUNCS:
-        u = UFUNCS[fn]
-        if u in _INFIX:
-            return f"({ops[0]} {_INFIX[u]} {ops[1]})"
-        if u == "negative":
-            return f"(-{ops[0]})"
-        if u == "logical_not":
-            return f"(!{ops[0]})"
-        if u == "sign":
-            return f"(({ctype})(({ops[0]} > 0) - ({ops[0]} < 0)))"
-        return f"{_CALL[u]}({', '.join(ops)})"
-    if fn is arithmetic.Pow:
-        p = args[1]
-        if POW_FAST.get(p) == "square":
-            return f"({ops[0]} * {ops[0]})"
-        return f"pow({ops[0]}, {_lit(p, ctype)})"
-    if fn is unary.Relu:
-        return f"max({ops[0]}, ({ctype})0)"
-    if fn is unary.ClampMin:
-        return f"max({ops[0]}, {ops[1]})"
-    if fn is unary.ClampMax:
-        return f"min({ops[0]}, {ops[2]})"
-    if fn is unary.Clamp:
-        return f"min(max({ops[0]}, {ops[1]}), {ops[2]})"
-    if fn is unary.TanhGrad:
-        return f"({ops[0]} - {ops[0]} * {ops[1]} * {ops[1]})"
-    if fn is unary.SigmoidGrad:
-        return f"({ops[0]} * {ops[1]} - {ops[0]} * {ops[1]} * {ops[1]})"
-    if fn is unary.Sigmoid:
-        return f"(({ctype})1 / (({ctype})1 + exp(-{ops[0]})))"
-    if fn is select.Where:
-        return f"({ops[0]} ? {ops[1]} : {ops[2]})"
-    raise NotImplementedError(f"no CUDA form for {node.kind} in a fused group")
+    """The C expression computing a member node's output from its operands' names: the op's
+    `cuda` entry in the op table."""
+    code = table.require(node.fn, "cuda", node.kind)
+    lit = ctype
+    if ctype == "bool":          # a comparison: a number takes its tensor operand's type
+        v = next((a for a in node.args if isinstance(a, Value)), None)
+        lit = ctype if v is None else _C_TYPES[v.dtype.name]
+    ops = [name(a) if isinstance(a, Value) else _lit(a, lit) for a in node.args]
+    return code(ops, node, ctype) if callable(code) else code.format(*ops, ctype=ctype)
 
 
 def kernel_source(group):

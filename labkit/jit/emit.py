@@ -1,19 +1,32 @@
-"""The numpy call (or calls) each op becomes in a generated program: one template per kind of
-op, writing into the buffer the allocator chose for it. An op without a template runs its
-Function's forward on stand-ins (runtime.forward_caller).
+"""The numpy call (or calls) each op becomes in a generated program: the op's `numpy` template
+in the op table (engine/ops/table.py), writing into the buffer the allocator chose for it. An op
+without a template runs its Function's forward on stand-ins (runtime.forward_caller).
 """
-from ..engine.ops import arithmetic, inplace, reduce, select, shape, unary
+from ..engine.ops import table
 from .ir import Raw, Value
-from .ops import LINEAR, MATMUL, POW_FAST, UFUNCS, TanhDeriv
 from .runtime import forward_caller, input_order
 
-# ops that may write their result over an input of their own shape
-INPLACE_OK = set(UFUNCS) | {arithmetic.Pow, unary.Relu, unary.ClampMin, unary.ClampMax,
-                            unary.Clamp, unary.TanhGrad, unary.SigmoidGrad}
-_VIEWS = {shape.Reshape: "reshape", shape.Transpose: "swapaxes", shape.T: "swapaxes",
-          shape.Permute: "permute", shape.Expand: "expand", shape.Squeeze: "squeeze",
-          shape.SqueezeDim: "squeeze", shape.SqueezeDims: "squeeze",
-          shape.Unsqueeze: "unsqueeze"}
+# what every generated program may call (besides the ops' own templates)
+BASE_CALLS = ("empty", "copyto", "matmul", "broadcast_to", "swapaxes", "expand_dims", "asarray",
+              "power", "clip")
+
+
+def calls():
+    """The names of the xp functions generated code may call: the base ones and those the
+    op table's templates use."""
+    return (*BASE_CALLS, *(c for c in table.CALLS if c not in BASE_CALLS))
+
+
+class _Operand:
+    """An argument of a template, written out only if the template uses it (writing a
+    constant may bind a name)."""
+    __slots__ = ("gen", "value")
+
+    def __init__(self, gen, value):
+        self.gen, self.value = gen, value
+
+    def __format__(self, spec):
+        return self.gen.arg(self.value)
 
 
 def how(node):
@@ -23,25 +36,15 @@ def how(node):
         return "batched"
     if fn is None:
         return "out"          # addmm / linear (+relu)
-    if fn in _VIEWS:
+    t = table.lookup(fn, "numpy")
+    if t is table.CALL:
+        return "call"
+    if t.view:
         return "view"
     out = node.outputs[0]
     if node.meta.get("side") or len(node.outputs) != 1 or out.shape is None:
         return "call"
-    if fn in UFUNCS or fn in (arithmetic.Pow, unary.Relu, unary.TanhGrad, unary.SigmoidGrad):
-        return "out"
-    if fn in (unary.ClampMin, unary.ClampMax, unary.Clamp):
-        return "out" if out.dtype.kind == "f" else "call"
-    if fn in MATMUL:
-        return "out" if len(out.shape) else "call"
-    if fn is LINEAR:
-        return "out" if node.args[0].shape is not None and len(node.args[0].shape) >= 1 \
-            else "call"
-    if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
-        return "out" if node.args[0].dtype.kind == "f" else "call"
-    if fn in (shape.Clone, inplace._Fill, inplace._Copy):
-        return "out"
-    return "call"
+    return "out" if t.when is None or t.when(node) else "call"
 
 
 class Templates:
@@ -52,10 +55,7 @@ class Templates:
         k = node.meta["stack"]
         lines = [f"copyto(_Y{k}_{i}, {self.name(y)})" for i, y in enumerate(node.args)
                  if self.pinned.get(y) is None]
-        y, d = f"_Y{k}", f"_D{k}"
-        if node.fn is TanhDeriv:
-            return lines + [f"multiply({y}, {y}, {d})", f"subtract(1, {d}, {d})"]
-        return lines + [f"multiply({y}, {y}, {d})", f"subtract({y}, {d}, {d})"]
+        return lines + table.lookup(node.fn, "numpy").code(self, node, f"_Y{k}", f"_D{k}")
 
     def arg(self, a):
         if isinstance(a, Value):
@@ -81,75 +81,23 @@ class Templates:
             return self._batched(node)
         v = outs[0]
         name, out = self.name(v), self.out(v)
-        if kind == "view":
-            return [f"{name} = {self._view(fn, a, v)}"]
         if fn is None:
             return self._matmul_bias(node, name, out)
-        if fn in UFUNCS:
-            args = ", ".join(self.arg(x) for x in a)
-            sep = ", out=" if fn in (select.Maximum, select.Minimum) else ", "
-            return [f"{name} = {UFUNCS[fn]}({args}{sep}{out})"]
-        if fn is arithmetic.Pow:
-            x, p = self.arg(a[0]), a[1]
-            if p in POW_FAST and not isinstance(p, bool):
-                return [f"{name} = {POW_FAST[p]}({x}, {out})"]
-            return [f"{name} = power({x}, {self.lit(p)}, {out})"]
-        if fn is unary.Relu:
-            return [f"{name} = maximum({self.arg(a[0])}, 0, out={out})"]
-        if fn is unary.ClampMin:
-            return [f"{name} = maximum({self.arg(a[0])}, {self.lit(a[1])}, out={out})"]
-        if fn is unary.ClampMax:
-            return [f"{name} = minimum({self.arg(a[0])}, {self.lit(a[2])}, out={out})"]
-        if fn is unary.Clamp:
-            return [f"{name} = clip({self.arg(a[0])}, {self.lit(a[1])}, {self.lit(a[2])}, "
-                    f"out={out})"]
-        if fn is unary.TanhGrad:        # g - g * y * y, in the engine's order
-            g, y = self.arg(a[0]), self.arg(a[1])
-            s = self._scratch(v, 0)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {s})",
-                    f"{name} = subtract({g}, {s}, {out})"]
-        if fn is unary.SigmoidGrad:     # gy = g * y; gy - gy * y
-            g, y = self.arg(a[0]), self.arg(a[1])
-            s, t = self._scratch(v, 0), self._scratch(v, 1)
-            return [f"multiply({g}, {y}, {s})", f"multiply({s}, {y}, {t})",
-                    f"{name} = subtract({s}, {t}, {out})"]
-        if fn in MATMUL:
-            return [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}, {out})"]
-        if fn is LINEAR:                   # x @ w.T (+ b), as the engine's Linear.forward
-            lines = [f"{name} = matmul({self.arg(a[0])}, {self.arg(a[1])}.T, {out})"]
-            if a[2] is not None:
-                lines.append(f"add({name}, {self.arg(a[2])}, {name})")
-            return lines
-        if fn in (reduce.Sum, reduce.SumAll, reduce.Mean, reduce.MeanAll):
-            op = "sum" if fn in (reduce.Sum, reduce.SumAll) else "mean"
-            return [f"{name} = {self.arg(a[0])}.{op}(axis={self.lit(a[1])}, "
-                    f"keepdims={self.lit(a[2])}, out={out})"]
-        if fn is shape.Clone:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[0])})"]
-        if fn is inplace._Fill:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
-        if fn is inplace._Copy:
-            return [f"{name} = {out}", f"copyto({name}, {self.arg(a[1])}, casting='unsafe')"]
-        raise AssertionError(f"no template for {node.kind}")
+        t = table.lookup(fn, "numpy")
+        if kind == "view":
+            code = t.code(self, node, name, None) if callable(t.code) else \
+                t.code.format(*(_Operand(self, x) for x in a), shape=repr(v.shape))
+            return [f"{name} = {code}"]
+        if callable(t.code):
+            return t.code(self, node, name, out)
+        return [f"{name} = " + t.code.format(*(_Operand(self, x) for x in a), out=out)]
 
-    def _scratch(self, v, k):
+    def scratch(self, v, k):
+        """A scratch array of v's shape and dtype (number k), made once per program."""
         key = f"_s{k}_{'x'.join(map(str, v.shape))}_{v.dtype.name}"
         if key not in self.ns:
             self.ns[key] = self.xp.empty(v.shape, v.dtype)
         return key
-
-    def _view(self, fn, a, v):
-        x = self.arg(a[0])
-        op = _VIEWS[fn]
-        if op in ("reshape", "squeeze"):
-            return f"{x}.reshape({v.shape!r})"
-        if op == "swapaxes":
-            return f"swapaxes({x}, {a[1]}, {a[2]})"
-        if op == "permute":
-            return f"{x}.transpose({self.lit(tuple(a[1]))})"
-        if op == "expand":
-            return f"broadcast_to({x}, {v.shape!r})"
-        return f"expand_dims({x}, {a[1]})"
 
     def _matmul_bias(self, node, name, out):
         x, w, b = (self.arg(t) for t in node.args)

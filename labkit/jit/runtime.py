@@ -5,27 +5,11 @@ stores). No Node is made and nothing is recorded; the arrays a forward keeps for
 """
 import numpy as np
 
+from ..engine.function import FunctionCtx
 from ..engine.tensor import Tensor
 from .ir import Raw, Value, map_values
 
 _make = Tensor._make
-
-
-class StandInCtx:
-    """What forward sees as ctx: it keeps attributes and saved items, and records nothing."""
-
-    def __init__(self, needs):
-        self.needs_input_grad = needs
-        self.saved = ()
-
-    def save_for_backward(self, *items):
-        self.saved = items
-
-    def mark_non_differentiable(self, *outputs):
-        pass
-
-    def set_materialize_grads(self, value):
-        pass
 
 
 def as_array(x, xp=np):
@@ -79,13 +63,13 @@ def forward_caller(node, device):
     forward, xp = node.fn.forward, device.xp
 
     def call(*arrays):
-        ctx = StandInCtx(needs)
+        ctx = FunctionCtx(needs)     # keeps what forward saves; nothing is recorded
         out = forward(ctx, *_fill(slots, arrays, device))
         outs = (tuple(as_array(o, xp) for o in out) if isinstance(out, tuple)
                 else (as_array(out, xp),))
         if not sides and n_out == 1:
             return outs[0]
-        return outs[:n_out] + tuple(follow(ctx, p, ctx.saved, xp) for p in sides)
+        return outs[:n_out] + tuple(follow(ctx, p, ctx._to_save, xp) for p in sides)
     call.__name__ = f"call_{node.kind}"
     return call
 

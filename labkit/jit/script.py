@@ -15,11 +15,13 @@ import inspect
 import operator
 import textwrap
 
-from ..engine.grad_mode import mode
+from ..engine import hooks
 from ..engine.tensor import Tensor
 from . import interpreter
+from .calls import call_method, get_attr, keep_tuple, untuple
 from .ir import Graph, Value, python_code
 from .module_view import ModuleView
+from .serialize import save
 
 _BINOPS = {ast.Add: ("add", operator.add), ast.Sub: ("sub", operator.sub),
            ast.Mult: ("mul", operator.mul), ast.Div: ("div", operator.truediv),
@@ -45,38 +47,6 @@ _ADVICE = {
 
 class ScriptError(SyntaxError):
     """Code labkit.jit.script cannot compile; the message names the line and a fix."""
-
-
-class _Tuple(list):
-    """A tuple result held whole by one graph value. (The interpreter spreads a tuple over a
-    node's outputs; a call in script has one output, which `a, b = ...` then indexes.)"""
-
-
-def _keep_tuple(result):
-    """A (possibly nested) tuple result as _Tuples, so no level is spread out and cut."""
-    return _Tuple(_keep_tuple(r) for r in result) if isinstance(result, tuple) else result
-
-
-def _untuple(x):
-    return tuple(_untuple(r) for r in x) if isinstance(x, _Tuple) else x
-
-
-def _method(name):
-    """x.name(*args) as a function of x (a tensor method call in the graph)."""
-    def call(obj, *args, **kwargs):
-        return _keep_tuple(getattr(obj, name)(*args, **kwargs))
-    call.__name__ = call.__qualname__ = name
-    call.method = name
-    return call
-
-
-def _attr(name):
-    """x.name (x.shape, x.T ...) as a function of x."""
-    def get(obj):
-        return getattr(obj, name)
-    get.__name__ = get.__qualname__ = name
-    get.attr = name
-    return get
 
 
 class _Compiler:
@@ -331,7 +301,7 @@ class _Compiler:
             if base is None:
                 return self.self_attr(e, env, g)
             if isinstance(base, Value):
-                return self.node(g, e.attr, _attr(e.attr), (base,))
+                return self.node(g, e.attr, get_attr(e.attr), (base,))
             return getattr(base, e.attr)
         if isinstance(e, ast.Subscript):
             index = self.expr(e.slice, env, g) if not isinstance(e.slice, ast.Slice) else \
@@ -384,7 +354,7 @@ class _Compiler:
         if isinstance(f, ast.Attribute) and not _is_self(f.value, env):
             target = self.expr(f.value, env, g)
             if isinstance(target, Value):                     # a tensor method
-                return self.node(g, f.attr, _method(f.attr), [target] + args, kw)
+                return self.node(g, f.attr, call_method(f.attr), [target] + args, kw)
             fn = getattr(target, f.attr, None)
             if inspect.ismodule(target):
                 path = f"{target.__name__}.{f.attr}"
@@ -412,7 +382,7 @@ class _Compiler:
 def _submodule_call(module):
     """self.sub(...) in the graph: the module's result, a tuple kept whole."""
     def call(*args, **kwargs):
-        return _keep_tuple(module(*args, **kwargs))
+        return keep_tuple(module(*args, **kwargs))
     call.__name__ = call.__qualname__ = type(module).__name__
     call.module = module
     return call
@@ -420,7 +390,7 @@ def _submodule_call(module):
 
 def _returning_tuples(fn):
     def call(*args, **kwargs):
-        return _keep_tuple(fn(*args, **kwargs))
+        return keep_tuple(fn(*args, **kwargs))
     call.__name__ = call.__qualname__ = getattr(fn, "__name__", "call")
     call.__wrapped__ = fn
     return call
@@ -473,26 +443,22 @@ class ScriptFunction(ModuleView):
         return python_code(self.graph)
 
     def __call__(self, *args):
-        tracer = mode.tracer
+        tracer = hooks.current_tracer()
         if tracer is None:
             return self.apply(*args)
-        mode.tracer = None            # run untraced, then record the whole call as one node
-        try:
+        with hooks.tracing(None):     # run untraced, then record the whole call as one node
             out = self.apply(*args)
             # fresh tensor objects: a branch may return an input as it is, and the tracer
             # would take that for the value it already knows
             out = tuple(_fresh(o) for o in out) if isinstance(out, tuple) else _fresh(out)
-        finally:
-            mode.tracer = tracer
         tracer.record(self, args, out)
         return out
 
     def apply(self, *args):
-        out = tuple(_untuple(o) for o in interpreter.run(self.graph, args))
+        out = tuple(untuple(o) for o in interpreter.run(self.graph, args))
         return out if self._tuple else out[0]
 
     def save(self, path):
-        from .serialize import save
         save(self, path)
 
     def __repr__(self):

@@ -27,6 +27,7 @@ from .._io import Archive, LoadError, atomic_write
 from ..engine.device import Device, to_host
 from ..engine.function import Function
 from ..engine.tensor import Tensor
+from .calls import call_method, get_attr
 from .ir import Graph, Raw, Value
 
 FORMAT = "labkit.jit.graph"
@@ -117,11 +118,9 @@ def _resolve(op, ops, where):
     if kind == "function" and name in ops.functions:
         return ops.functions[name]
     if kind == "method" and name in ops.methods:
-        from .script import _method
-        return _method(name)
+        return call_method(name)
     if kind == "attr" and name in _ATTRS:
-        from .script import _attr
-        return _attr(name)
+        return get_attr(name)
     if kind == "builtin" and name in ("float", "int", "bool"):
         return {"float": float, "int": int, "bool": bool}[name]
     if kind == "operator" and name in _OPERATORS:

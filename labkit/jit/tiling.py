@@ -3,7 +3,7 @@ the group's ops while it is still in the CPU's cache, instead of streaming every
 through memory once per op."""
 import numpy as np
 
-from .emit import INPLACE_OK
+from .ops import inplace_ok
 
 TILE = 262144        # elements per block of a tiled fused group (1 MiB of float32)
 TILE_MIN = 2 * TILE  # groups at least this large run block by block
@@ -26,7 +26,7 @@ class Tiling:
         for d in shape:
             size *= d
         return (size >= TILE_MIN and self.xp is np and not self.pinned
-                and all(m.fn in INPLACE_OK and m.outputs[0].shape == shape for m in members)
+                and all(inplace_ok(m.fn) and m.outputs[0].shape == shape for m in members)
                 and all(v.shape == shape for v in group.args))
 
     def _tiled_kernel(self, kname, group, members):

@@ -1,10 +1,12 @@
-"""The tracer: run a function once with `mode.tracer` set and write every op into a Graph.
+"""The tracer: run a function once installed as the engine's tracer (engine/hooks.py) and
+write every op into a Graph.
 
 The engine calls `record(cls, args, result)` after each Function call and `escape(t, what)`
 when a tensor leaves for Python (.item(), bool(), .tolist(), .numpy()). In-place ops report
 `record(cls, (x, *args), x)`: x now holds cls(x_old, *args). The backward engine is watched
-through its observer list, so a `loss.backward()` inside the traced function is recorded too:
-its formulas are tensor ops like any other, and each leaf's new `.grad` is bound to its value.
+through a node hook, so a `loss.backward()` inside the traced function is recorded too: its
+formulas are tensor ops like any other, and each leaf's new `.grad` is bound to its value
+(by a post-accumulate-grad hook on the leaf).
 
 A tensor is found by, in order: the node that made it (views and in-place results), the tensor
 object, its array. A tensor never seen before is captured: by reference (read at every call)
@@ -12,14 +14,13 @@ when it requires grad, is a known parameter, or is written in place; otherwise a
 frozen at trace time. An array a forward kept for its backward (in ctx or save_for_backward)
 becomes an extra output of the forward's node when the backward uses it.
 """
+import contextlib
 import os
 import sys
 import warnings
 
-
-from ..engine import autograd
+from ..engine import hooks
 from ..engine.function import AccumulateGrad
-from ..engine.grad_mode import mode
 from ..engine.ops.arithmetic import Add
 from ..engine.ops.convert import ToCopy
 from ..engine.tensor import Tensor
@@ -27,9 +28,6 @@ from .ir import Graph, Raw, is_array
 from .ops import kind_of
 
 _LABKIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_NODE_FIELDS = {"_edges", "needs_input_grad", "_device", "_saved", "_seq", "_out_shapes",
-                "_out_dtypes", "_non_diff", "_to_mark", "_trace", "_hooks", "_freed",
-                "_materialize", "variable"}
 
 
 class TracerWarning(UserWarning):
@@ -63,7 +61,7 @@ class Tracer:
         self._a = {}      # id(array) -> (array, value)
         self._n = {}      # (id(node), output index) -> (node, value)
         self._side = {}   # id(array) -> (array, graph node, path): kept by a forward for later
-        self._pending = []
+        self._grad_hooks = {}   # id(leaf) -> the post-accumulate-grad hook this trace put on it
         self.external = {}   # id(tensor) -> (tensor, input value): captured tensors
         self.mutated = {}    # id(tensor) -> tensor: captured tensors written in place
         self.grad_events = {}  # id(leaf) -> (leaf, .grad when backward reached it first)
@@ -71,22 +69,22 @@ class Tracer:
 
     # --- installing ---------------------------------------------------------------------
     def __enter__(self):
-        if mode.tracer is not None:
+        if hooks.current_tracer() is not None:
             raise RuntimeError("labkit.jit: already tracing; a traced function cannot itself "
                                "be traced or compiled while another trace runs.")
-        mode.tracer = self
-        autograd.observers.append(self._on_backward_node)
+        self._installed = contextlib.ExitStack()
+        self._installed.enter_context(hooks.tracing(self))
+        self._installed.enter_context(hooks.node_hook(self._on_backward_node))
         return self
 
     def __exit__(self, *exc):
-        mode.tracer = None
-        autograd.observers.remove(self._on_backward_node)
-        self._flush()
+        for handle in self._grad_hooks.values():  # reached by grad(), which accumulates nothing
+            handle.remove()
+        self._installed.close()
         return False
 
     # --- what the engine calls ------------------------------------------------------------
     def record(self, cls, args, result):
-        self._flush()
         inplace = isinstance(result, Tensor) and bool(args) and result is args[0]
         if inplace:
             x = args[0]
@@ -124,7 +122,6 @@ class Tracer:
         return node
 
     def escape(self, tensor, what):
-        self._flush()
         msg = (f"{what} turns a tensor into a Python value while tracing. The trace records "
                "the value it has now as a constant, and any Python `if` or loop that uses it "
                "takes the same path on every call, whatever the inputs.")
@@ -211,11 +208,11 @@ class Tracer:
 
     # --- arrays a forward keeps for its backward -----------------------------------------------
     def _keep_side_products(self, fn, node):
+        """What forward kept: save_for_backward's items and the attributes it set on ctx
+        (vars(ctx) holds only those: the engine's fields are slots)."""
+        self._find_arrays(fn._to_save, ("saved",), node)
         for name, val in vars(fn).items():
-            if name in _NODE_FIELDS:
-                continue
-            root = ("saved",) if name == "_to_save" else ("attr", name)
-            self._find_arrays(val, root, node)
+            self._find_arrays(val, ("attr", name), node)
 
     def _find_arrays(self, val, path, node):
         if is_array(val):
@@ -253,41 +250,44 @@ class Tracer:
         self.mutated[id(t)] = t
 
     def _on_backward_node(self, node, grads):
+        """Backward reached a node: at a leaf, bind the .grad it is about to get (once it
+        has it: a post-accumulate-grad hook, removed when it has run)."""
         self.backward_seen = True
-        self._flush()
         leaf = node.variable if type(node) is AccumulateGrad else None
-        if leaf is not None:
-            g = grads[0]
-            before = leaf.grad
-            self._pending.append((leaf, before, None if before is None else before._version, g))
-            self.grad_events.setdefault(id(leaf), (leaf, before))
+        if leaf is None:
+            return
+        before = leaf.grad
+        self.grad_events.setdefault(id(leaf), (leaf, before))
+        g = grads[0]
 
-    def _flush(self):
-        """Bind the .grad each pending AccumulateGrad left (the engine sets it after telling
-        its observers, so this runs at the next event)."""
-        pending, self._pending = self._pending, []
-        for leaf, before, version, g in pending:
-            now = leaf.grad
-            if now is before and (now is None or now._version == version):
-                continue          # autograd.grad(): nothing was accumulated
-            gv = self.value_of(g)
-            if now is before:     # added in place into the grad that was there
-                if id(now) not in self._t:
-                    self._capture(now, by_reference=True)
-                old = self.value_of(now, check=False)
-                if old.role == "constant":
-                    self.graph.promote(old, ref=now)
-                out = self.graph.new_value(now._data.shape, now._data.dtype)
-                self.graph.add_node("add", Add, (old, gv), [out], meta={"tuple": False})
-                self.bind(now, out)
-                self._wrote(now)
-            elif id(now) not in self._t and id(now._data) not in self._a:
-                if now._data.dtype != gv.dtype:
-                    cast = self.graph.new_value(now._data.shape, now._data.dtype)
-                    self.graph.add_node("to", ToCopy, (gv, now._data.dtype, now.device), [cast],
-                                        meta={"tuple": False})
-                    gv = cast
-                self.bind(now, gv)
-            elif id(now) not in self._t:
-                self.value_of(now)
+        def accumulated(leaf):
+            self._grad_hooks.pop(id(leaf)).remove()
+            self._bind_grad(leaf, before, g)
+        old = self._grad_hooks.get(id(leaf))
+        if old is not None:      # left by a grad() call, which accumulated nothing
+            old.remove()
+        self._grad_hooks[id(leaf)] = leaf.register_post_accumulate_grad_hook(accumulated)
 
+    def _bind_grad(self, leaf, before, g):
+        """leaf.grad now holds before + g (or g): bind it to its value in the graph."""
+        now = leaf.grad
+        gv = self.value_of(g)
+        if now is before:     # added in place into the grad that was there
+            if id(now) not in self._t:
+                self._capture(now, by_reference=True)
+            old = self.value_of(now, check=False)
+            if old.role == "constant":
+                self.graph.promote(old, ref=now)
+            out = self.graph.new_value(now._data.shape, now._data.dtype)
+            self.graph.add_node("add", Add, (old, gv), [out], meta={"tuple": False})
+            self.bind(now, out)
+            self._wrote(now)
+        elif id(now) not in self._t and id(now._data) not in self._a:
+            if now._data.dtype != gv.dtype:
+                cast = self.graph.new_value(now._data.shape, now._data.dtype)
+                self.graph.add_node("to", ToCopy, (gv, now._data.dtype, now.device), [cast],
+                                    meta={"tuple": False})
+                gv = cast
+            self.bind(now, gv)
+        elif id(now) not in self._t:
+            self.value_of(now)

@@ -11,7 +11,8 @@ import warnings
 from collections import OrderedDict
 
 from ..engine.function import Function
-from ..engine.grad_mode import mode
+from ..engine.grad_mode import is_grad_enabled
+from ..engine.hooks import current_tracer
 from ..engine.tensor import Tensor
 
 
@@ -114,7 +115,7 @@ def _pass_through(callback, values):
     (new values, positions of the tensors), or (values, None) when nothing needs grad."""
     index = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
     needs_grad = any(values[i].requires_grad for i in index)
-    if not mode.enabled or mode.tracer is not None or not needs_grad:
+    if not is_grad_enabled() or current_tracer() is not None or not needs_grad:
         return values, None
     outs = _BackwardHookFunction.apply(callback, *[values[i] for i in index])
     values = list(values)

@@ -8,6 +8,7 @@ zero_grad()) walks that tree. You write only __init__ and forward; autograd does
 import warnings
 from collections import OrderedDict, namedtuple
 
+from ..engine.autograd import zero_grad
 from ..engine.device import Device
 from ..engine.dtype import dtype as _dtype, float16, float32, float64
 from ..engine.grad_mode import no_grad
@@ -383,8 +384,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Forget the gradients of the last backward (they accumulate otherwise)."""
-        for p in self.parameters():
-            _zero_grad(p, set_to_none)
+        zero_grad(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Call fn(m) on every child module (depth first), then on self; e.g. custom init."""
@@ -536,18 +536,6 @@ def _check_name(module, name, kind):
     if hasattr(type(module), name):
         raise KeyError(f"attribute '{name}' already exists on {type(module).__name__} (a "
                        f"method or class attribute); choose another {kind} name.")
-
-
-def _zero_grad(p, set_to_none):
-    if p.grad is None:
-        return
-    if set_to_none:
-        p.grad = None
-        return
-    if p.grad.grad_fn is not None:
-        p.grad = p.grad.detach()
-    with no_grad():
-        p.grad.zero_()
 
 
 def _take_payload(t, new):

@@ -8,6 +8,7 @@ place under no_grad; zero_grad() forgets the gradients before the next backward.
 import functools
 from collections import defaultdict
 
+from ..engine.autograd import zero_grad
 from ..engine.creation import tensor, zeros
 from ..engine.dtype import float32
 from ..engine.grad_mode import enable_grad, no_grad
@@ -75,17 +76,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Forget every parameter's gradient (backward adds into .grad, it does not replace)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad = p.grad.detach()
-                    with no_grad():
-                        p.grad.zero_()
+        zero_grad([p for group in self.param_groups for p in group["params"]], set_to_none)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient, one at a time (subclasses define

@@ -5,8 +5,8 @@
         loss = h.clamp(min=0).mm(w2).sum()
     rec            # a slider "after op k of N" redraws the graph as it stood after k ops
 
-The engine calls each function in labkit.engine.function.observers for every op it records;
-the recorder adds one on entry and removes it on exit, so outside the block nothing is slower.
+The engine calls each op hook (labkit.engine.hooks.op_hooks) for every op it records; the
+recorder adds one on entry and removes it on exit, so outside the block nothing is slower.
 For each op it keeps the node, its tensors in and out, and the line of your code that ran it.
 """
 import linecache
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from IPython.display import display
 
-from ..engine import function
+from ..engine import hooks
 from ..engine.tensor import Tensor
 from . import nodes
 from .graph import MAX_NODES, auto_rankdir, extract, new_digraph, param_names, to_dot
@@ -62,14 +62,14 @@ class Recorder:
         self._drawn_at = 0.0
 
     def __enter__(self):
-        function.observers.append(self._observe)
+        hooks.op_hooks.append(self._observe)
         if self.live:
             self._handle = display(self.frame(0), display_id=True)
             self._drawn_at = time.monotonic()
         return self
 
     def __exit__(self, *exc):
-        function.observers.remove(self._observe)
+        hooks.op_hooks.remove(self._observe)
         self._name_tensors(sys._getframe(1))
         if self._handle is not None:
             self._handle.update(self.frame(len(self.ops)))

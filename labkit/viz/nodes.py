@@ -22,21 +22,8 @@ def leaf_of(node):
 
 
 def saved(node):
-    """What the node keeps for backward, as (kind, value, tensor): kind is 'input' (value is
-    the input tensor's array, tensor that input), 'output' (one of the node's own output
-    arrays), 'constant' (an array) or 'value' (a Python number); tensor is None but for
-    inputs. Read without the version check of ctx.saved_tensors, so drawing never raises."""
-    out = []
-    for kind, obj, _, _ in node._saved:
-        if kind == 0:
-            out.append(("input", obj._data, obj))
-        elif kind == 1:
-            out.append(("output", obj[0], None))
-        elif kind == 2:
-            out.append(("constant", obj, None))
-        elif obj is not None:
-            out.append(("value", obj, None))
-    return out
+    """What the node keeps for backward, as (kind, value, tensor): Node.saved_values()."""
+    return node.saved_values()
 
 
 def freed(node):

@@ -3,7 +3,7 @@
     stepper = viz.step_backward(loss, params={"w1": w1, "w2": w2})   # runs loss.backward()
     stepper        # a slider over the steps; each node shows the gradient that reached it
 
-The engine calls each function in labkit.engine.autograd.observers as fn(node, grads) when it
+The engine calls each node hook (labkit.engine.hooks.node_hook) as fn(node, grads) when it
 reaches a node, with the summed gradient of each of the node's outputs. The stepper listens
 during one real backward() call, so its order is the engine's order and its gradients are the
 ones backward used, not a re-enactment.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from IPython.display import display
 
-from ..engine import autograd
+from ..engine import hooks
 from ..engine.device import to_host
 from . import nodes
 from .graph import MAX_NODES, auto_rankdir, describe, extract, to_dot
@@ -95,9 +95,6 @@ def step_backward(output, params=None, gradient=None, retain_graph=None, show_sa
         steps.append(Step(node, [None if g is None else np.array(to_host(g._data))
                                  for g in grads]))
 
-    autograd.observers.append(observe)
-    try:
+    with hooks.node_hook(observe):
         output.backward(gradient, retain_graph=retain_graph)
-    finally:
-        autograd.observers.remove(observe)
     return BackwardStepper(ex, steps, rankdir)

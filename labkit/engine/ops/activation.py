@@ -16,6 +16,12 @@ _C = 0.044715                 # the tanh form: 0.5 x (1 + tanh(K (x + C x^3)))
 class LeakyRelu(Function):
     """x where x > 0, else slope * x: negative inputs keep a small gradient."""
     node_name = "LeakyReluBackward0"
+    arity, elementwise = 2, True
+    cuda = "({0} > 0 ? {0} : {0} * {1})"
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("LeakyRelu", [w.name(node.args[0])], out, alpha=float(node.args[1]))
 
     @staticmethod
     def forward(ctx, x, slope):

@@ -6,6 +6,7 @@ from ..function import Function, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
+from .table import Numpy
 from . import rules
 
 
@@ -19,6 +20,8 @@ def _check_bool(name, *xs):
 
 class Add(Function):
     node_name = "AddBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("add({0}, {1}, {out})"), "({0} + {1})", "Add"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -44,6 +47,8 @@ class Add(Function):
 
 class Sub(Function):
     node_name = "SubBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("subtract({0}, {1}, {out})"), "({0} - {1})", "Sub"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -65,6 +70,8 @@ class Sub(Function):
 
 class Mul(Function):
     node_name = "MulBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("multiply({0}, {1}, {out})"), "({0} * {1})", "Mul"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -96,6 +103,8 @@ class Mul(Function):
 
 class Div(Function):
     node_name = "DivBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("true_divide({0}, {1}, {out})"), "({0} / {1})", "Div"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -124,6 +133,8 @@ class Div(Function):
 
 class Neg(Function):
     node_name = "NegBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("negative({0}, {out})"), "(-{0})", "Neg"
 
     @staticmethod
     def forward(ctx, a):
@@ -138,9 +149,33 @@ class Neg(Function):
     vmap = classmethod(rules.elementwise)
 
 
+# x ** p for the exponents numpy's ndarray.__pow__ computes with a faster ufunc (same bits)
+POW_FAST = {2: "square", 0.5: "sqrt", 1: "positive", -1: "reciprocal"}
+
+
+def _pow_numpy(gen, node, name, out):
+    x, p = gen.arg(node.args[0]), node.args[1]
+    if p in POW_FAST and not isinstance(p, bool):
+        return [f"{name} = {POW_FAST[p]}({x}, {out})"]
+    return [f"{name} = power({x}, {gen.lit(p)}, {out})"]
+
+
 class Pow(Function):
     """x ** p for a Python number p."""
     node_name = "PowBackward0"
+    arity, elementwise = 2, True
+    numpy = Numpy(_pow_numpy, calls=("power",) + tuple(POW_FAST.values()))
+
+    @staticmethod
+    def cuda(ops, node, ctype):
+        if POW_FAST.get(node.args[1]) == "square":
+            return f"({ops[0]} * {ops[0]})"
+        return f"pow({ops[0]}, {ops[1]})"
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, p = node.args
+        w.emit("Pow", [w.name(x), w.const(p, w.ref(node).dtype)], out)
 
     @staticmethod
     def forward(ctx, a, p):
@@ -175,6 +210,7 @@ class Pow(Function):
 class PowTensor(Function):
     """a ** b where the exponent is a tensor (a may be a Python number)."""
     node_name = "PowBackward1"
+    op_name = "pow"
 
     @staticmethod
     def forward(ctx, a, b):
@@ -234,11 +270,11 @@ def _int_pow(xp, x, y):
     return xp.where(neg, special, x ** xp.where(neg, 0, y))
 
 
-Tensor.__add__ = Tensor.__radd__ = binary_op(Add)
-Tensor.__sub__ = binary_op(Sub)
-Tensor.__mul__ = Tensor.__rmul__ = binary_op(Mul)
-Tensor.__truediv__ = binary_op(Div)
-Tensor.__neg__ = Tensor.neg = neg = unary_op(Neg)
+tensor_method("__add__", "__radd__")(binary_op(Add))
+tensor_method("__sub__")(binary_op(Sub))
+tensor_method("__mul__", "__rmul__")(binary_op(Mul))
+tensor_method("__truediv__")(binary_op(Div))
+neg = tensor_method("__neg__", "neg")(unary_op(Neg))
 
 
 @tensor_method("add")
@@ -268,14 +304,15 @@ def _scaled(name, a, b, alpha):
     return bool(b * alpha) if kind == "b" else int(b * alpha) if kind in "iu" else b * alpha
 
 
-class Rsub(Sub):
+class RSub(Sub):
     """number - tensor (torch's rsub)."""
     node_name = "RsubBackward1"
+    op_name = "rsub"
 
 
 @tensor_method("__rsub__")
 def rsub(a, b):
-    return Rsub.apply(b, a)
+    return RSub.apply(b, a)
 
 
 @tensor_method("mul")
@@ -309,6 +346,7 @@ def pow(a, p):
 class RPow(PowTensor):
     """number ** tensor."""
     node_name = "PowBackward2"
+    op_name = "rpow"
 
 
 @tensor_method("__rpow__")

@@ -2,48 +2,94 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import data, operands
+from .table import Numpy
 from . import rules
 
 
-def _compare(name, ufunc_name):
-    class Compare(Function):
-        op_name = name
+class _Compare(Function):
+    """a <op> b elementwise: a bool tensor (either side may be a Python number)."""
+    ufunc = None
+    arity, elementwise = 2, True
 
-        @staticmethod
-        def forward(ctx, a, b):
-            x, y = operands(a, b)
-            return getattr(a.device.xp if isinstance(a, Tensor) else b.device.xp, ufunc_name)(x, y)
+    @classmethod
+    def forward(cls, ctx, a, b):
+        x, y = operands(a, b)
+        return getattr(a.device.xp if isinstance(a, Tensor) else b.device.xp, cls.ufunc)(x, y)
 
-        vmap = classmethod(rules.elementwise)
-    Compare.__name__ = Compare.__qualname__ = name.capitalize()
-    return Compare
+    vmap = classmethod(rules.elementwise)
 
 
-def _bind(name, dunder, ufunc_name, reflected=None):
-    cls = _compare(name, ufunc_name)
+class Eq(_Compare):
+    op_name, ufunc = "eq", "equal"
+    numpy, cuda, onnx = Numpy("equal({0}, {1}, {out})"), "({0} == {1})", "Equal"
 
+
+class Ne(_Compare):
+    op_name, ufunc = "ne", "not_equal"
+    numpy, cuda = Numpy("not_equal({0}, {1}, {out})"), "({0} != {1})"
+
+
+class Lt(_Compare):
+    op_name, ufunc = "lt", "less"
+    numpy, cuda, onnx = Numpy("less({0}, {1}, {out})"), "({0} < {1})", "Less"
+
+
+class Le(_Compare):
+    op_name, ufunc = "le", "less_equal"
+    numpy, cuda, onnx = Numpy("less_equal({0}, {1}, {out})"), "({0} <= {1})", "LessOrEqual"
+
+
+class Gt(_Compare):
+    op_name, ufunc = "gt", "greater"
+    numpy, cuda, onnx = Numpy("greater({0}, {1}, {out})"), "({0} > {1})", "Greater"
+
+
+class Ge(_Compare):
+    op_name, ufunc = "ge", "greater_equal"
+    numpy, cuda, onnx = Numpy("greater_equal({0}, {1}, {out})"), "({0} >= {1})", "GreaterOrEqual"
+
+
+class LogicalAnd(_Compare):
+    op_name, ufunc = "logical_and", "logical_and"
+    numpy, cuda, onnx = Numpy("logical_and({0}, {1}, {out})"), "({0} && {1})", "And"
+
+
+class LogicalOr(_Compare):
+    op_name, ufunc = "logical_or", "logical_or"
+    numpy, cuda, onnx = Numpy("logical_or({0}, {1}, {out})"), "({0} || {1})", "Or"
+
+
+class LogicalXor(_Compare):
+    op_name, ufunc = "logical_xor", "logical_xor"
+    numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
+
+
+def _bind(cls, dunder, reflected=None):
     def op(a, b):
         return cls.apply(a, b)
-    op.__name__ = name
-    op.__doc__ = f"Elementwise {name}: a bool tensor."
-    tensor_method(name, dunder)(op)
+    op.__name__ = cls.op_name
+    op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."
+    tensor_method(cls.op_name, dunder)(op)
     if reflected:
         setattr(Tensor, reflected, op)
     return op
 
 
-eq = _bind("eq", "__eq__", "equal")
-ne = _bind("ne", "__ne__", "not_equal")
-lt = _bind("lt", "__lt__", "less")
-le = _bind("le", "__le__", "less_equal")
-gt = _bind("gt", "__gt__", "greater")
-ge = _bind("ge", "__ge__", "greater_equal")
-logical_and = _bind("logical_and", "__and__", "logical_and", "__rand__")
-logical_or = _bind("logical_or", "__or__", "logical_or", "__ror__")
-logical_xor = _bind("logical_xor", "__xor__", "logical_xor", "__rxor__")
+eq = _bind(Eq, "__eq__")
+ne = _bind(Ne, "__ne__")
+lt = _bind(Lt, "__lt__")
+le = _bind(Le, "__le__")
+gt = _bind(Gt, "__gt__")
+ge = _bind(Ge, "__ge__")
+logical_and = _bind(LogicalAnd, "__and__", "__rand__")
+logical_or = _bind(LogicalOr, "__or__", "__ror__")
+logical_xor = _bind(LogicalXor, "__xor__", "__rxor__")
 
 
-class Not(Function):
+class LogicalNot(Function):
+    op_name, arity, elementwise = "logical_not", 1, True
+    numpy, cuda, onnx = Numpy("logical_not({0}, {out})"), "(!{0})", "Not"
+
     @staticmethod
     def forward(ctx, a):
         if a._data.dtype.kind != "b":
@@ -54,11 +100,12 @@ class Not(Function):
 
 @tensor_method("logical_not", "__invert__")
 def logical_not(a):
-    return Not.apply(a)
+    return LogicalNot.apply(a)
 
 
 class _Test(Function):
     fn = None
+    arity, elementwise = 1, True
 
     @classmethod
     def forward(cls, ctx, a):
@@ -67,14 +114,17 @@ class _Test(Function):
 
 class IsNan(_Test):
     fn = "isnan"
+    numpy, cuda = Numpy("isnan({0}, {out})"), "isnan({0})"
 
 
 class IsInf(_Test):
     fn = "isinf"
+    numpy, cuda = Numpy("isinf({0}, {out})"), "isinf({0})"
 
 
 class IsFinite(_Test):
     fn = "isfinite"
+    numpy, cuda = Numpy("isfinite({0}, {out})"), "isfinite({0})"
 
 
 @tensor_method("isnan")

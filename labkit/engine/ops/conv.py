@@ -43,6 +43,12 @@ def _check(x, w, b, groups):
 
 class Conv2d(Function):
     node_name = "ConvolutionBackward0"
+    @staticmethod
+    def onnx(w, node, out):
+        x, wt, b, stride, padding, dilation, groups = node.args
+        ins = [w.name(x), w.name(wt)] + ([w.name(b)] if b is not None else [])
+        w.emit("Conv", ins, out, kernel_shape=list(wt.shape[2:]), strides=list(stride),
+               pads=list(padding) * 2, dilations=list(dilation), group=groups)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups):

@@ -9,6 +9,13 @@ from . import rules
 class ToCopy(Function):
     """A copy in another dtype and/or on another device; the gradient goes back the same way."""
     node_name = "ToCopyBackward0"
+    op_name = "to"
+
+    @staticmethod
+    def onnx(w, node, out):
+        if node.args[1] is None:                  # a device move only: nothing to write
+            raise w.unsupported(node)
+        w.emit("Cast", [w.name(node.args[0])], out, to=w.onnx_dtype(node.args[1]))
 
     @staticmethod
     def forward(ctx, x, np_dtype, device, non_blocking=False):

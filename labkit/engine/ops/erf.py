@@ -5,7 +5,7 @@ import contextlib
 import math
 
 from ..function import Function, unary_op
-from ..tensor import Tensor
+from ..tensor import tensor_method
 from .common import float_data
 from . import rules
 
@@ -54,6 +54,7 @@ def erf_array(x, xp):
 
 class Erf(Function):
     node_name = "ErfBackward0"
+    onnx = "Erf"
 
     @staticmethod
     def forward(ctx, x):
@@ -81,4 +82,4 @@ def _quiet(xp):
     return contextlib.nullcontext()
 
 
-Tensor.erf = erf = unary_op(Erf)
+erf = tensor_method("erf")(unary_op(Erf))

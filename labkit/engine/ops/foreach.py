@@ -5,10 +5,11 @@ one dispatched op per parameter, is what keeps the step cheap for models with ma
 tensors. Never recorded: it is for parameter updates under no_grad.
 """
 from ..grad_mode import mode
+from ..hooks import current_tracer
 
 
 def _foreach_add_(tensors, others, alpha=1.0):
-    if mode.tracer is not None:       # labkit.jit is tracing: one traced add_ per tensor
+    if current_tracer() is not None:  # labkit.jit is tracing: one traced add_ per tensor
         for t, o in zip(tensors, others):
             t.add_(o, alpha=alpha)
         return

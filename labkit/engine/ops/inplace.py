@@ -10,6 +10,7 @@ re-reads its history from it (otherwise a view would still point at the base's o
 """
 from ..function import Function
 from ..grad_mode import mode
+from ..hooks import tell_tracer
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
@@ -17,6 +18,7 @@ from .shape import Clone
 from ..promotion import category, fill_value, result_np
 from .common import data, float_operands
 from .common import operands as _operands
+from .table import Numpy
 
 
 def _recording(x, args):
@@ -32,8 +34,7 @@ def inplace(x, name, write, fn_cls, *args):
     if not _recording(x, args):
         _checked(name, x, write)
         x._bump_version()
-        if mode.tracer is not None:   # labkit.jit is tracing: x now holds fn_cls(x_old, *args)
-            mode.tracer.record(fn_cls, (x,) + args, x)
+        tell_tracer(fn_cls, (x,) + args, x)   # x now holds fn_cls(x_old, *args)
         return x
     base = x._base
     if x._rg and x.grad_fn is None:
@@ -46,7 +47,7 @@ def inplace(x, name, write, fn_cls, *args):
             f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
             "being changed in place; autograd needs the leaf's original value. Wrap parameter "
             "updates in `with labkit.no_grad():`, or .clone() the view and change the copy.")
-    if base is not None and x.__dict__.get("_view_of") is None:
+    if base is not None and x._view_of is None:
         raise RuntimeError(
             f"{name}: in-place change of this view of a tensor that requires grad is not "
             "supported by labkit. Use the out-of-place form, or .clone() the view first.")
@@ -58,8 +59,7 @@ def inplace(x, name, write, fn_cls, *args):
     else:
         _write_back(name, x, out)
     x._bump_version()
-    if mode.tracer is not None:       # labkit.jit is tracing: x now holds out
-        mode.tracer.record(_Copy, (x, out), x)
+    tell_tracer(_Copy, (x, out), x)   # x now holds out
     _refresh_views(x)
     return x
 
@@ -68,8 +68,7 @@ def _snapshot(t):
     """A copy of t's value that carries t's current history (the input of the recorded op)."""
     old = Tensor._make(t._data.copy(), t.device, t._rg)
     old.grad_fn, old._out_idx = t.grad_fn, t._out_idx
-    if mode.tracer is not None:       # labkit.jit is tracing: old is a copy of t
-        mode.tracer.record(Clone, (t,), old)
+    tell_tracer(Clone, (t,), old)     # old is a copy of t
     return old
 
 
@@ -103,7 +102,7 @@ def _write_back(name, view, new):
 def _refresh_views(x):
     """After x (or its base) changed history, let every live view of the base read the new one."""
     root = x._base if x._base is not None else x
-    views = root.__dict__.get("_views")
+    views = root._views
     if views:
         for v in list(views):
             _refresh(v)
@@ -150,26 +149,41 @@ def _binary(name, ufunc, fn_cls, dunder):
     def op(x, other, alpha=1):
         if alpha != 1:
             other = other * alpha
-        if isinstance(other, Tensor) and other.device is not x.device:
-            raise RuntimeError(f"{name}: expected both tensors on the same device, found "
-                               f"{x.device} and {other.device}; move one with .to().")
-        dt = result_np(x, other)
-        if ufunc == "true_divide" and dt.kind != "f":
-            dt = result_np(1.0)                    # true division of integers gives float32
-        if category(dt) > category(x._data.dtype):
-            raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
-                               f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "
-                               f"out-of-place form, or convert first: x = x.to({dt}).")
+        if isinstance(other, Tensor):
+            if other.device is not x.device:
+                raise RuntimeError(f"{name}: expected both tensors on the same device, found "
+                                   f"{x.device} and {other.device}; move one with .to().")
+            same = other._data.dtype is x._data.dtype and (ufunc != "true_divide"
+                                                          or x._data.dtype.kind == "f")
+        else:
+            same = False
+        if not same:     # the optimizer's w -= lr * g skips this: one dtype, nothing to promote
+            _check_result_type(name, ufunc, x, other)
         operands = float_operands if ufunc == "true_divide" else _operands
 
         def write(d):
             a, b = operands(x, other)           # computed in torch's result dtype, then stored
-            d[...] = getattr(x.device.xp, ufunc)(a, b)
+            f = getattr(x.device.xp, ufunc)
+            if same and x.device.type == "cpu":  # straight into d (numpy copies on overlap)
+                f(a, b, out=d)
+            else:
+                d[...] = f(a, b)
         return inplace(x, name, write, fn_cls, other)
     op.__name__ = name
     op.__doc__ = f"In-place {ufunc}: x.{name}(other) changes x and returns it."
     tensor_method(name, dunder)(op)
     return op
+
+
+def _check_result_type(name, ufunc, x, other):
+    """In place, x keeps its dtype: torch refuses a result of a higher category."""
+    dt = result_np(x, other)
+    if ufunc == "true_divide" and dt.kind != "f":
+        dt = result_np(1.0)                    # true division of integers gives float32
+    if category(dt) > category(x._data.dtype):
+        raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
+                           f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "
+                           f"out-of-place form, or convert first: x = x.to({dt}).")
 
 
 add_ = _binary("add_", "add", arithmetic.Add, "__iadd__")
@@ -178,8 +192,14 @@ mul_ = _binary("mul_", "multiply", arithmetic.Mul, "__imul__")
 div_ = _binary("div_", "true_divide", arithmetic.Div, "__itruediv__")
 
 
+def _copy_numpy(gen, node, name, out):
+    """The value (a number or a tensor) cast into a fresh buffer of the output's dtype."""
+    return [f"{name} = {out}", f"copyto({name}, {gen.arg(node.args[1])}, casting='unsafe')"]
+
+
 class _Fill(Function):
     node_name = "FillBackward0"
+    op_name, numpy = "fill_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, value):
@@ -194,6 +214,7 @@ class _Fill(Function):
 
 class _Copy(Function):
     node_name = "CopyBackwards"
+    op_name, numpy = "copy_", Numpy(_copy_numpy)
 
     @staticmethod
     def forward(ctx, x, src):

@@ -13,7 +13,7 @@ import functools
 import warnings
 
 from ..grad_mode import mode, no_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_method
 
 _ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 
@@ -130,4 +130,4 @@ def install_methods():
     for n in METHODS:
         fn = getattr(Tensor, n, None)
         if fn is not None and not getattr(fn, "__wrapped_torch_keywords__", False):
-            setattr(Tensor, n, with_torch_keywords(fn, n))
+            tensor_method(n)(with_torch_keywords(fn, n))

@@ -2,6 +2,7 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
+from .table import Numpy
 from . import rules
 
 
@@ -25,6 +26,8 @@ def _check(name, a, b):
 class MatMul(Function):
     """a @ b for any ranks; batch dims broadcast (the engine sums the gradient back)."""
     node_name = "BmmBackward0"
+    op_name, onnx = "matmul", "MatMul"
+    numpy = Numpy("matmul({0}, {1}, {out})", when=lambda node: len(node.outputs[0].shape) > 0)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -69,14 +72,17 @@ class MatMul(Function):
 
 class Mm(MatMul):
     node_name = "MmBackward0"
+    op_name = "mm"
 
 
 class Mv(MatMul):
     node_name = "MvBackward0"
+    op_name = "mv"
 
 
 class Dot(MatMul):
     node_name = "DotBackward0"
+    op_name = "dot"
 
 
 @tensor_method("mm")

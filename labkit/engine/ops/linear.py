@@ -5,6 +5,7 @@ its backward is still written with tensor ops, so it can be differentiated again
 """
 from ..function import Function
 from ..tensor import Tensor
+from .table import Numpy
 from . import rules
 
 
@@ -31,8 +32,32 @@ def _error(x, w, b):
         "(x.to(layer.weight.dtype)) or the model (model.double() / model.float()).")
 
 
+def _linear_numpy(gen, node, name, out):
+    """x @ w.T (+ b), as Linear.forward."""
+    x, w, b = node.args
+    lines = [f"{name} = matmul({gen.arg(x)}, {gen.arg(w)}.T, {out})"]
+    if b is not None:
+        lines.append(f"add({name}, {gen.arg(b)}, {name})")
+    return lines
+
+
 class Linear(Function):
     node_name = "AddmmBackward0"
+    numpy = Numpy(_linear_numpy, calls=("matmul", "add"),
+                  when=lambda node: node.args[0].shape is not None and len(node.args[0].shape) >= 1)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, wt, b = node.args
+        ins = [w.name(x), w.name(wt)] + ([w.name(b)] if b is not None else [])
+        if len(x.shape) == 2:
+            return w.emit("Gemm", ins, out, transB=1)
+        t = out[0] + "_wT"
+        w.emit("Transpose", [ins[1]], [t], perm=[1, 0])
+        if len(ins) == 2:
+            return w.emit("MatMul", [ins[0], t], out)
+        w.emit("MatMul", [ins[0], t], [out[0] + "_mm"])
+        w.emit("Add", [out[0] + "_mm", ins[2]], out)
 
     @staticmethod
     def forward(ctx, x, w, b):

@@ -11,10 +11,12 @@ from ..function import Function, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
+from .table import UNSUPPORTED
 
 
 class Sinh(Function):
     node_name = "SinhBackward0"
+    onnx = "Sinh"
 
     @staticmethod
     def forward(ctx, x):
@@ -29,6 +31,7 @@ class Sinh(Function):
 
 class Cosh(Function):
     node_name = "CoshBackward0"
+    onnx = "Cosh"
 
     @staticmethod
     def forward(ctx, x):
@@ -44,6 +47,7 @@ class Cosh(Function):
 class Tan(Function):
     """tan x; derivative 1 + tan**2, from the output."""
     node_name = "TanBackward0"
+    onnx = "Tan"
 
     @staticmethod
     def forward(ctx, x):
@@ -59,6 +63,7 @@ class Tan(Function):
 
 class Asin(Function):
     node_name = "AsinBackward0"
+    onnx = "Asin"
     fn, sign = "arcsin", 1
 
     @classmethod
@@ -75,11 +80,13 @@ class Asin(Function):
 
 class Acos(Asin):
     node_name = "AcosBackward0"
+    onnx = "Acos"
     fn, sign = "arccos", -1
 
 
 class Atan(Function):
     node_name = "AtanBackward0"
+    onnx = "Atan"
 
     @staticmethod
     def forward(ctx, x):
@@ -182,6 +189,7 @@ class Rsqrt(Function):
 
 class Reciprocal(Function):
     node_name = "ReciprocalBackward0"
+    onnx = "Reciprocal"
 
     @staticmethod
     def forward(ctx, x):
@@ -201,6 +209,7 @@ class Reciprocal(Function):
 class Floor(Function):
     """Piecewise constant: the gradient is zero (as torch), integers pass unchanged."""
     node_name = "FloorBackward0"
+    onnx = "Floor"
     fn = "floor"
 
     @classmethod
@@ -217,11 +226,13 @@ class Floor(Function):
 
 class Ceil(Floor):
     node_name = "CeilBackward0"
+    onnx = "Ceil"
     fn = "ceil"
 
 
 class Trunc(Floor):
     node_name = "TruncBackward0"
+    onnx = UNSUPPORTED           # ONNX has no trunc
     fn = "trunc"
 
 
@@ -385,23 +396,23 @@ def _check_not_bool(name, a, b):
                            "mask.long().")
 
 
-Tensor.sinh = sinh = unary_op(Sinh)
-Tensor.cosh = cosh = unary_op(Cosh)
-Tensor.tan = tan = unary_op(Tan)
-Tensor.asin = Tensor.arcsin = asin = unary_op(Asin)
-Tensor.acos = Tensor.arccos = acos = unary_op(Acos)
-Tensor.atan = Tensor.arctan = atan = unary_op(Atan)
-Tensor.log1p = log1p = unary_op(Log1p)
-Tensor.expm1 = expm1 = unary_op(Expm1)
-Tensor.log2 = log2 = unary_op(Log2)
-Tensor.log10 = log10 = unary_op(Log10)
-Tensor.square = square = unary_op(Square)
-Tensor.rsqrt = rsqrt = unary_op(Rsqrt)
-Tensor.reciprocal = reciprocal = unary_op(Reciprocal)
-Tensor.floor = floor = unary_op(Floor)
-Tensor.ceil = ceil = unary_op(Ceil)
-Tensor.trunc = trunc = unary_op(Trunc)
-Tensor.frac = frac = unary_op(Frac)
+sinh = tensor_method("sinh")(unary_op(Sinh))
+cosh = tensor_method("cosh")(unary_op(Cosh))
+tan = tensor_method("tan")(unary_op(Tan))
+asin = tensor_method("asin", "arcsin")(unary_op(Asin))
+acos = tensor_method("acos", "arccos")(unary_op(Acos))
+atan = tensor_method("atan", "arctan")(unary_op(Atan))
+log1p = tensor_method("log1p")(unary_op(Log1p))
+expm1 = tensor_method("expm1")(unary_op(Expm1))
+log2 = tensor_method("log2")(unary_op(Log2))
+log10 = tensor_method("log10")(unary_op(Log10))
+square = tensor_method("square")(unary_op(Square))
+rsqrt = tensor_method("rsqrt")(unary_op(Rsqrt))
+reciprocal = tensor_method("reciprocal")(unary_op(Reciprocal))
+floor = tensor_method("floor")(unary_op(Floor))
+ceil = tensor_method("ceil")(unary_op(Ceil))
+trunc = tensor_method("trunc")(unary_op(Trunc))
+frac = tensor_method("frac")(unary_op(Frac))
 
 
 @tensor_method("round")

@@ -40,6 +40,11 @@ def _padded(xp, d, pads, fill):
 
 class MaxPool2d(Function):
     node_name = "MaxPool2DWithIndicesBackward0"
+    @staticmethod
+    def onnx(w, node, out):
+        x, kernel, stride, padding, dilation, ceil_mode = node.args
+        w.emit("MaxPool", [w.name(x)], out[:1], kernel_shape=list(kernel), strides=list(stride),
+               pads=list(padding) * 2, dilations=list(dilation), ceil_mode=int(ceil_mode))
 
     @staticmethod
     def forward(ctx, x, kernel, stride, padding, dilation, ceil_mode):

@@ -25,6 +25,7 @@ def dot(input, other):
 
 class Bmm(MatMul):
     node_name = "BmmBackward0"
+    op_name = "bmm"
 
 
 @tensor_method("bmm")

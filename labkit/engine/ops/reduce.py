@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .table import Numpy
 from . import rules
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -39,8 +40,26 @@ def _expand_back(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+def _float_in(node):
+    return node.args[0].dtype.kind == "f"
+
+
+def _reduce_numpy(op, gen, node, name, out):
+    x, dims, keepdim = node.args
+    return [f"{name} = {gen.arg(x)}.{op}(axis={gen.lit(dims)}, keepdims={gen.lit(keepdim)}, "
+            f"out={out})"]
+
+
 class Sum(Function):
     node_name = "SumBackward1"
+    numpy = Numpy(lambda gen, node, name, out: _reduce_numpy("sum", gen, node, name, out),
+                  when=_float_in)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, dims, keepdim = node.args
+        axes = list(dims) if dims is not None else list(range(len(w.ref(node).shape)))
+        w.emit("ReduceSum", [w.name(x), w.const(axes, "int64")], out, keepdims=int(bool(keepdim)))
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -60,10 +79,18 @@ class Sum(Function):
 
 class SumAll(Sum):
     node_name = "SumBackward0"
+    op_name = "sum"
 
 
 class Mean(Function):
     node_name = "MeanBackward1"
+    numpy = Numpy(lambda gen, node, name, out: _reduce_numpy("mean", gen, node, name, out),
+                  when=_float_in)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, dims, keepdim = node.args
+        w.emit("ReduceMean", [w.name(x)], out, axes=list(dims), keepdims=int(bool(keepdim)))
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
@@ -87,6 +114,7 @@ class Mean(Function):
 
 class MeanAll(Mean):
     node_name = "MeanBackward0"
+    op_name = "mean"
 
 
 class Amax(Function):
@@ -150,11 +178,13 @@ class Amin(Amax):
 
 class MaxAll(Amax):
     node_name = "MaxBackward1"
+    op_name = "max"
     nan_wins = True
 
 
 class MinAll(Amin):
     node_name = "MinBackward1"
+    op_name = "min"
     nan_wins = True
 
 

@@ -8,19 +8,8 @@ An op keeps its rules on its Function, beside forward and backward (labkit.func 
                                 its batch on dim 0; `batched` mirrors args (True there).
 
 Both are written with Tensor ops, so rules compose: jvp of jvp, vmap of jvp, vmap of grad.
-`find` looks a rule up the way Python finds a method, except that a subclass which overrides
-forward does not inherit its parent's rules (it computes something else).
+They are two columns of the op table (table.py): labkit.func reads them with table.lookup.
 """
-
-
-def find(cls, kind):
-    """cls's rule `kind` ("jvp" or "vmap"), or None when the op has none."""
-    for k in cls.__mro__:
-        if kind in k.__dict__:
-            return getattr(cls, kind)
-        if "forward" in k.__dict__:
-            return None
-    return None
 
 
 # --- tangents ----------------------------------------------------------------------------

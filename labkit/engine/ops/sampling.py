@@ -14,7 +14,7 @@ from ..creation import _finish, _gen, _size
 from ..defaults import defaults
 from ..device import to_device_array
 from ..function import Function
-from ..grad_mode import mode
+from ..hooks import current_tracer
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .inplace import _Copy, inplace
@@ -111,7 +111,7 @@ def bernoulli(input, p=None, *, generator=None):
 
 def _not_traced(name):
     """A draw that is not an op would be frozen into a traced graph as a constant: refuse."""
-    if mode.tracer is not None:
+    if current_tracer() is not None:
         raise RuntimeError(f"labkit.jit: {name} inside a traced or compiled function would "
                            "replay the same numbers on every call. Draw them outside the "
                            "function and pass them in, or use labkit.rand / labkit.randn, "

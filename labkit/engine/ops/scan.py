@@ -24,8 +24,9 @@ def _one_dim(dim, ndim, name):
     return dim % n
 
 
-class Cumsum(Function):
+class CumSum(Function):
     node_name = "CumsumBackward0"
+    op_name = "cumsum"
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -47,11 +48,12 @@ def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
         input = input.to(dtype)
-    return Cumsum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+    return CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
 
 
-class Cumprod(Function):
+class CumProd(Function):
     node_name = "CumprodBackward0"
+    op_name = "cumprod"
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -86,7 +88,7 @@ def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
         input = input.to(dtype)
-    return Cumprod.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
+    return CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
 
 
 class Prod(Function):

@@ -3,11 +3,14 @@ from ..function import Function
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all
 from .common import operands
+from .table import Numpy
 from . import rules
 
 
 class Where(Function):
     node_name = "WhereBackward0"
+    arity, elementwise = 3, True
+    cuda, onnx = "({0} ? {1} : {2})", "Where"
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -42,6 +45,8 @@ class Where(Function):
 class Maximum(Function):
     """Elementwise max; where both are equal the gradient is split in half (as in torch)."""
     node_name = "MaximumBackward0"
+    arity, elementwise = 2, True
+    numpy, cuda, onnx = Numpy("maximum({0}, {1}, out={out})"), "max({0}, {1})", "Max"
     pick = "maximum"
 
     @classmethod
@@ -73,6 +78,7 @@ class Maximum(Function):
 
 class Minimum(Maximum):
     node_name = "MinimumBackward0"
+    numpy, cuda, onnx = Numpy("minimum({0}, {1}, out={out})"), "min({0}, {1})", "Min"
     pick = "minimum"
 
 

@@ -9,6 +9,7 @@ import weakref
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .table import Numpy
 from . import rules
 
 
@@ -24,7 +25,7 @@ def _as_view(out, base, op=None, args=()):
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
         if root.grad_fn is not None or not root._rg:   # a leaf that requires grad is never
-            views = root.__dict__.get("_views")          # changed in place while recording
+            views = root._views                         # changed in place while recording
             if views is None:
                 views = root._views = weakref.WeakSet()
             views.add(out)
@@ -37,8 +38,15 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
+def _reshape_onnx(w, node, out):
+    target = w.reshape_target(node.outputs[0])
+    w.emit("Reshape", [w.name(node.args[0]), w.const(target, "int64")], out)
+
+
 class Reshape(Function):
     node_name = "ViewBackward0"
+    op_name = "reshape"
+    numpy, onnx = Numpy("{0}.reshape({shape})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -69,6 +77,14 @@ class Reshape(Function):
 
 class Transpose(Function):
     node_name = "TransposeBackward0"
+    numpy = Numpy("swapaxes({0}, {1}, {2})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, d0, d1 = node.args
+        perm = list(range(len(w.ref(node).shape)))
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+        w.emit("Transpose", [w.name(x)], out, perm=perm)
 
     @staticmethod
     def forward(ctx, x, d0, d1):
@@ -99,6 +115,12 @@ class T(Transpose):
 
 class Permute(Function):
     node_name = "PermuteBackward0"
+    numpy = Numpy(lambda gen, node, name, out: f"{gen.arg(node.args[0])}.transpose("
+                                               f"{gen.lit(tuple(node.args[1]))})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("Transpose", [w.name(node.args[0])], out, perm=list(node.args[1]))
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -141,6 +163,11 @@ def _inverse(dims):
 class Expand(Function):
     """Broadcast to a larger shape without copying (a read-only view)."""
     node_name = "ExpandBackward0"
+    numpy = Numpy("broadcast_to({0}, {shape})", view=True)
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("Expand", [w.name(node.args[0]), w.const(w.expand_target(node), "int64")], out)
 
     @staticmethod
     def forward(ctx, x, shape):
@@ -171,6 +198,7 @@ class Expand(Function):
 
 class Squeeze(Function):
     node_name = "SqueezeBackward0"
+    numpy, onnx = Numpy("{0}.reshape({shape})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, dims):
@@ -193,14 +221,17 @@ class Squeeze(Function):
 
 class SqueezeDim(Squeeze):
     node_name = "SqueezeBackward1"  # squeeze(dim)
+    op_name = "squeeze"
 
 
 class SqueezeDims(Squeeze):
     node_name = "SqueezeBackward2"  # squeeze((dim, ...))
+    op_name = "squeeze"
 
 
 class Unsqueeze(Function):
     node_name = "UnsqueezeBackward0"
+    numpy, onnx = Numpy("expand_dims({0}, {1})", view=True), staticmethod(_reshape_onnx)
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -223,6 +254,9 @@ class Unsqueeze(Function):
 
 class Clone(Function):
     node_name = "CloneBackward0"
+    onnx = "Identity"
+    numpy = Numpy(lambda gen, node, name, out: [f"{name} = {out}",
+                                                f"copyto({name}, {gen.arg(node.args[0])})"])
 
     @staticmethod
     def forward(ctx, x):

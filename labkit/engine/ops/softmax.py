@@ -12,6 +12,9 @@ def _max(xp, d, dim):
 
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("Softmax", [w.name(node.args[0])], out, axis=node.args[1])
 
     @staticmethod
     def forward(ctx, x, dim):
@@ -44,6 +47,9 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     node_name = "LogSoftmaxBackward0"
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("LogSoftmax", [w.name(node.args[0])], out, axis=node.args[1])
 
     @staticmethod
     def forward(ctx, x, dim):

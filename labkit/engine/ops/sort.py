@@ -49,8 +49,9 @@ class Sort(Function):
         return ScatterAddNew.apply(grad, ctx.dim, idx, ctx.shape), None, None, None
 
 
-class Topk(Sort):
+class TopK(Sort):
     node_name = "TopkBackward0"
+    op_name = "topk"
 
 
 @tensor_method("sort")
@@ -73,6 +74,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n} "
                            f"(shape {tuple(input.shape)}); k must be in 0..{n}.")
-    return values_indices(*Topk.apply(input, dim, bool(largest), int(k)))
+    return values_indices(*TopK.apply(input, dim, bool(largest), int(k)))
 
 

@@ -382,7 +382,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     return histogram_t(hist, edges.detach())
 
 
-class Bincount(Function):
+class BinCount(Function):
+    op_name = "bincount"
     @staticmethod
     def forward(ctx, x, weights, minlength):
         xp = x.device.xp
@@ -408,7 +409,7 @@ def bincount(input, weights=None, minlength=0):
     if weights is not None and tuple(weights.shape) != tuple(input.shape):
         raise RuntimeError(f"bincount: weights should be 1-d and have the same length as input "
                            f"({tuple(weights.shape)} vs {tuple(input.shape)})")
-    return Bincount.apply(input, None if weights is None else weights.detach(), int(minlength))
+    return BinCount.apply(input, None if weights is None else weights.detach(), int(minlength))
 
 
 class Unique(Function):

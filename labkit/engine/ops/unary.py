@@ -7,11 +7,14 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
+from .table import Numpy
 from . import rules
 
 
 class Exp(Function):
     node_name = "ExpBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("exp({0}, {out})"), "exp({0})", "Exp"
 
     @staticmethod
     def forward(ctx, x):
@@ -35,6 +38,8 @@ class Exp(Function):
 
 class Log(Function):
     node_name = "LogBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("log({0}, {out})"), "log({0})", "Log"
 
     @staticmethod
     def forward(ctx, x):
@@ -56,6 +61,8 @@ class Log(Function):
 
 class Sqrt(Function):
     node_name = "SqrtBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("sqrt({0}, {out})"), "sqrt({0})", "Sqrt"
 
     @staticmethod
     def forward(ctx, x):
@@ -79,6 +86,8 @@ class Sqrt(Function):
 
 class Sin(Function):
     node_name = "SinBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("sin({0}, {out})"), "sin({0})", "Sin"
 
     @staticmethod
     def forward(ctx, x):
@@ -100,6 +109,8 @@ class Sin(Function):
 
 class Cos(Function):
     node_name = "CosBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("cos({0}, {out})"), "cos({0})", "Cos"
 
     @staticmethod
     def forward(ctx, x):
@@ -121,6 +132,8 @@ class Cos(Function):
 
 class Tanh(Function):
     node_name = "TanhBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("tanh({0}, {out})"), "tanh({0})", "Tanh"
 
     @staticmethod
     def forward(ctx, x):
@@ -142,9 +155,31 @@ class Tanh(Function):
     vmap = classmethod(rules.elementwise)
 
 
-class TanhGrad(Function):
+class TanhDeriv(Function):
+    """1 - y**2, tanh's derivative from its output y: what tanh_backward multiplies by (the
+    jit computes many at once, one row of a stacked buffer each)."""
+    numpy = Numpy(lambda gen, node, y, d: [f"multiply({y}, {y}, {d})", f"subtract(1, {d}, {d})"])
+
+    @staticmethod
+    def forward(ctx, y):
+        d = y._data
+        return 1 - d * d
+
+
+def _tanh_backward_numpy(gen, node, name, out):
+    """g * (1 - y * y), in the engine's order."""
+    g, y = gen.arg(node.args[0]), gen.arg(node.args[1])
+    s = gen.scratch(node.outputs[0], 0)
+    return [f"multiply({y}, {y}, {s})", f"subtract(1, {s}, {s})",
+            f"{name} = multiply({g}, {s}, {out})"]
+
+
+class TanhBackward(Function):
     """grad * (1 - y**2) as one op (torch's tanh_backward); differentiable for higher orders."""
     node_name = "TanhBackwardBackward0"
+    op_name, arity, elementwise = "tanh_backward", 2, True
+    numpy, derivative = Numpy(_tanh_backward_numpy), TanhDeriv
+    cuda = "({0} * (({ctype})1 - {1} * {1}))"          # the engine's order
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -166,12 +201,14 @@ class TanhGrad(Function):
     vmap = classmethod(rules.elementwise)
 
 
-tanh_backward = binary_op(TanhGrad)
+tanh_backward = binary_op(TanhBackward)
 
 
 class Sigmoid(Function):
     """1 / (1 + exp(-x)), computed without overflow; backward y * (1 - y) stays in [0, 1/4]."""
     node_name = "SigmoidBackward0"
+    arity, elementwise = 1, True
+    cuda, onnx = "(({ctype})1 / (({ctype})1 + exp(-{0})))", "Sigmoid"
 
     @staticmethod
     def forward(ctx, x):
@@ -195,9 +232,30 @@ class Sigmoid(Function):
     vmap = classmethod(rules.elementwise)
 
 
-class SigmoidGrad(Function):
+class SigmoidDeriv(Function):
+    """y (1 - y), sigmoid's derivative from its output y, in the engine's order (see TanhDeriv)."""
+    numpy = Numpy(lambda gen, node, y, d: [f"subtract(1, {y}, {d})", f"multiply({y}, {d}, {d})"])
+
+    @staticmethod
+    def forward(ctx, y):
+        d = y._data
+        return d * (1 - d)
+
+
+def _sigmoid_backward_numpy(gen, node, name, out):
+    """g * (y * (1 - y)), in the engine's order."""
+    g, y = gen.arg(node.args[0]), gen.arg(node.args[1])
+    s = gen.scratch(node.outputs[0], 0)
+    return [f"subtract(1, {y}, {s})", f"multiply({y}, {s}, {s})",
+            f"{name} = multiply({g}, {s}, {out})"]
+
+
+class SigmoidBackward(Function):
     """grad * y * (1 - y) as one op (torch's sigmoid_backward); differentiable again."""
     node_name = "SigmoidBackwardBackward0"
+    op_name, arity, elementwise = "sigmoid_backward", 2, True
+    numpy, derivative = Numpy(_sigmoid_backward_numpy), SigmoidDeriv
+    cuda = "({0} * ({1} * (({ctype})1 - {1})))"        # the engine's order
 
     @staticmethod
     def forward(ctx, grad, y):
@@ -220,11 +278,13 @@ class SigmoidGrad(Function):
     vmap = classmethod(rules.elementwise)
 
 
-sigmoid_backward = binary_op(SigmoidGrad)
+sigmoid_backward = binary_op(SigmoidBackward)
 
 
 class Relu(Function):
     node_name = "ReluBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("maximum({0}, 0, out={out})"), "max({0}, ({ctype})0)", "Relu"
 
     @staticmethod
     def forward(ctx, x):
@@ -250,6 +310,8 @@ class Relu(Function):
 
 class Abs(Function):
     node_name = "AbsBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("absolute({0}, {out})"), "abs({0})", "Abs"
 
     @staticmethod
     def forward(ctx, x):
@@ -270,11 +332,26 @@ class Abs(Function):
     vmap = classmethod(rules.elementwise)
 
 
+def _float_out(node):
+    return node.outputs[0].dtype.kind == "f"
+
+
 class Clamp(Function):
     """Limit values to [min, max] (numbers or tensors); the result dtype is torch's result_type
     of all three (an int tensor clamped at 0.5 is float). The gradient passes to x where
     min <= x <= max, and to a tensor bound where it won."""
     node_name = "ClampBackward1"
+    arity, elementwise = 3, True
+    numpy = Numpy("clip({0}, {1}, {2}, out={out})", when=_float_out)
+    cuda = "min(max({0}, {1}), {2})"
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, lo, hi = node.args
+        dtype = w.ref(node).dtype
+        lo = w.const(lo, dtype) if lo is not None else ""
+        hi = w.const(hi, dtype) if hi is not None else ""
+        w.emit("Clip", [w.name(x), lo, hi], out)
 
     @staticmethod
     def forward(ctx, x, lo, hi):
@@ -327,15 +404,21 @@ class Clamp(Function):
 
 class ClampMin(Clamp):
     node_name = "ClampBackward1"  # torch names x.clamp(min=...) and x.clamp(max=...) so too
+    numpy = Numpy("maximum({0}, {1}, out={out})", when=_float_out)
+    cuda = "max({0}, {1})"
 
 
 class ClampMax(Clamp):
     node_name = "ClampBackward1"
+    numpy = Numpy("minimum({0}, {2}, out={out})", when=_float_out)
+    cuda = "min({0}, {2})"
 
 
 class Sign(Function):
     """-1, 0 or 1; its gradient is zero everywhere it exists."""
     node_name = "SignBackward0"
+    arity, elementwise = 1, True
+    numpy, cuda, onnx = Numpy("sign({0}, {out})"), "(({ctype})(({0} > 0) - ({0} < 0)))", "Sign"
 
     @staticmethod
     def forward(ctx, x):
@@ -360,34 +443,34 @@ class Sign(Function):
     vmap = classmethod(rules.elementwise)
 
 
-Tensor.exp = exp = unary_op(Exp)
+exp = tensor_method("exp")(unary_op(Exp))
 
 
-Tensor.log = log = unary_op(Log)
+log = tensor_method("log")(unary_op(Log))
 
 
-Tensor.sqrt = sqrt = unary_op(Sqrt)
+sqrt = tensor_method("sqrt")(unary_op(Sqrt))
 
 
-Tensor.sin = sin = unary_op(Sin)
+sin = tensor_method("sin")(unary_op(Sin))
 
 
-Tensor.cos = cos = unary_op(Cos)
+cos = tensor_method("cos")(unary_op(Cos))
 
 
-Tensor.tanh = tanh = unary_op(Tanh)
+tanh = tensor_method("tanh")(unary_op(Tanh))
 
 
-Tensor.sigmoid = sigmoid = unary_op(Sigmoid)
+sigmoid = tensor_method("sigmoid")(unary_op(Sigmoid))
 
 
-Tensor.relu = relu = unary_op(Relu)
+relu = tensor_method("relu")(unary_op(Relu))
 
 
-Tensor.abs = Tensor.__abs__ = abs = unary_op(Abs)
+abs = tensor_method("abs", "__abs__")(unary_op(Abs))
 
 
-Tensor.sign = sign = unary_op(Sign)
+sign = tensor_method("sign")(unary_op(Sign))
 
 
 @tensor_method("clamp", "clip")

@@ -5,7 +5,7 @@ multiplication touches the smaller array. A training step meets this in every SG
 lr * (x.T @ grad_h) scales a 1000 x 100 gradient, x.T @ (lr * grad_h) a 64 x 100 one.
 """
 from ...engine.ops import arithmetic
-from ..ops import MATMUL
+from ..ops import is_matmul
 from .uses import live_roots, replace_uses, users
 
 
@@ -22,7 +22,7 @@ def scale_smaller_factor(graph):
         if node.fn is not arithmetic.Mul or len(node.args) != 2:
             continue
         prod, s = node.args
-        if type(s) is not float or prod.node is None or prod.node.fn not in MATMUL:
+        if type(s) is not float or prod.node is None or not is_matmul(prod.node.fn):
             continue
         mm = prod.node
         if len(use.get(prod, [])) != 1 or prod in roots or len(prod.shape or ()) != 2:

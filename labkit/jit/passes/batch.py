@@ -10,16 +10,15 @@ each numpy call costs far more than its arithmetic, so n calls become one.
 tanh_backward(g, y) is rewritten as g * (1 - y**2): the same value, rounded differently from
 the engine's g - g*y*y in the last bit.
 """
-from ...engine.ops import arithmetic
+from ...engine.ops import arithmetic, table
 from ..ir import Node
-from ..ops import DERIVS
 
 
 def batch_derivatives(graph, min_count=4):
     pos = {n: i for i, n in enumerate(graph.nodes)}
     groups = {}
     for node in list(graph.nodes):
-        deriv = DERIVS.get(node.fn)
+        deriv = table.lookup(node.fn, "derivative")
         y = node.args[1] if deriv is not None and len(node.args) == 2 else None
         if y is None or y.node is None or y.node not in pos or y.shape != node.outputs[0].shape:
             continue

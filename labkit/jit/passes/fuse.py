@@ -9,7 +9,7 @@ The members stay inside the fused node as a block: the graph can still be printe
 """
 from ...engine.ops import arithmetic, unary
 from ..ir import Graph, Value
-from ..ops import ELEMENTWISE, LINEAR, MATMUL
+from ..ops import LINEAR, elementwise, is_matmul
 from .uses import live_roots, users
 
 
@@ -69,7 +69,7 @@ def _matmul_bias(node, use, roots):
     """([members], (x, w, bias)) for mm + add(bias) or linear(x, w, b); else (None, None)."""
     if node.fn is LINEAR and isinstance(node.args[2], Value):
         return [node], tuple(node.args)
-    if node.fn not in MATMUL or len(node.outputs[0].shape or ()) != 2:
+    if not is_matmul(node.fn) or len(node.outputs[0].shape or ()) != 2:
         return None, None
     out = node.outputs[0]
     add = _only_user(out, use, roots)
@@ -83,7 +83,7 @@ def _matmul_bias(node, use, roots):
 
 
 def fusable(node):
-    return (node.fn in ELEMENTWISE and not node.blocks and not node.meta.get("side")
+    return (elementwise(node.fn) and not node.blocks and not node.meta.get("side")
             and len(node.outputs) == 1 and node.outputs[0].shape is not None)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ...engine.creation import default_generator
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
-from .fetch import create_fetcher, uses_tensor_fast_path
+from .fetch import FetchArgs, create_fetcher, uses_tensor_fast_path
 from .pin_memory import pin_memory
 from .sampler import (BatchSampler, RandomSampler, SequentialSampler, _check_bool,
                       _check_generator, _positive_int, index_batches)
@@ -117,8 +117,8 @@ class DataLoader:
         return self.batch_sampler is not None or (self._iterable and self.batch_size is not None)
 
     def _fetch_args(self):
-        return (self.dataset, self._iterable, self._auto_collation, self.batch_size,
-                self.collate_fn, self.drop_last)
+        return FetchArgs(self.dataset, self._iterable, self._auto_collation, self.batch_size,
+                         self.collate_fn, self.drop_last)
 
     def _tasks(self):
         """What each batch's fetch receives: index lists (or arrays), or None for a stream."""

@@ -7,6 +7,7 @@ one fancy-index per tensor (the same values as row-by-row stacking, far less Pyt
 iterable fetcher pulls the next samples from the stream.
 """
 import itertools
+from typing import NamedTuple
 
 from .collate import default_collate
 from .dataset import TensorDataset
@@ -17,8 +18,19 @@ def uses_tensor_fast_path(dataset, auto_collation, collate_fn):
             and type(dataset).__getitem__ is TensorDataset.__getitem__)
 
 
+class FetchArgs(NamedTuple):
+    """What a fetcher is made from: the loader's settings, sent as they are to each worker."""
+    dataset: object
+    iterable: bool
+    auto_collation: bool
+    batch_size: object
+    collate_fn: object
+    drop_last: bool
+
+
 def create_fetcher(dataset, iterable, auto_collation, batch_size, collate_fn, drop_last):
-    """Without auto_collation (batch_size=None) each fetch is one sample through collate_fn."""
+    """Without auto_collation (batch_size=None) each fetch is one sample through collate_fn.
+    Takes the fields of a FetchArgs: create_fetcher(*args)."""
     if iterable:
         return _IterableFetcher(dataset, batch_size if auto_collation else None, collate_fn,
                                 drop_last)

@@ -1,7 +1,7 @@
 """The DataLoader iterator with worker processes: they load batches while the main process
 trains.
 
-Each worker has its own index queue (tasks in) and result queue (batches out). Task k goes
+Each worker has its own index queue (tasks in) and result channel (batches out). Task k goes
 to the next worker in turn, and each worker serves its tasks in order, so batch k is simply
 the next result of the worker that got task k: batches arrive in the sampler's order without
 any reordering. Waiting for a batch also watches that worker's process: a worker that dies is
@@ -21,6 +21,7 @@ from multiprocessing.connection import wait
 from multiprocessing.reduction import ForkingPickler
 
 from . import transport  # noqa: F401  (tensors in datasets and batches can be pickled)
+from .channel import channel
 from .pin_memory import pin_memory
 from .worker import ExceptionWrapper, IterableEnd, worker_loop
 
@@ -102,7 +103,8 @@ class MultiProcessIter:
         fetch_args = loader._fetch_args()
         self._method = method = ctx.get_start_method()
         if method != "fork":
-            _check_picklable((("the dataset", fetch_args[0]), ("collate_fn", fetch_args[4]),
+            _check_picklable((("the dataset", fetch_args.dataset),
+                              ("collate_fn", fetch_args.collate_fn),
                               ("worker_init_fn", loader.worker_init_fn)), method)
         self._n, self._prefetch = loader.num_workers, loader.prefetch_factor
         self._timeout, self._pin = loader.timeout, loader.pin_memory
@@ -113,13 +115,14 @@ class MultiProcessIter:
         base_seed = loader._base_seed()
         try:
             for w in range(self._n):
-                iq, rq = ctx.Queue(), ctx.Queue()
+                iq, (receiver, sender) = ctx.Queue(), channel(ctx)
                 self._index_queues.append(iq)
-                self._result_queues.append(rq)
+                self._result_queues.append(receiver)
                 p = ctx.Process(target=worker_loop, name=f"DataLoader worker {w}", daemon=True,
                                 args=(w, self._n, base_seed, fetch_args, loader.worker_init_fn,
-                                      iq, rq, self._control, os.getpid()))
+                                      iq, sender, self._control, os.getpid()))
                 p.start()
+                sender.close()            # the worker's end: the worker has its own copy
                 self._workers.append(p)
         except BaseException:
             self._shutdown()
@@ -188,9 +191,13 @@ class MultiProcessIter:
         deadline = time.monotonic() + self._timeout if self._timeout else None
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready = wait([q._reader, p.sentinel], left)   # a batch, or the worker's exit
-            if q._reader in ready:
-                epoch, _, data = ForkingPickler.loads(q.get())
+            ready = wait([q, p.sentinel], left)   # a batch, or the worker's exit
+            if q in ready:
+                try:
+                    payload = q.recv_bytes()
+                except EOFError:          # the worker's end closed: it exited
+                    raise RuntimeError(_death(w, p, self._method)) from None
+                epoch, _, data = ForkingPickler.loads(payload)
                 if epoch == self._epoch:
                     return data
                 continue                  # from an abandoned epoch (persistent workers)
@@ -220,8 +227,10 @@ class MultiProcessIter:
                 p.kill()
                 p.join()
             p.close()
-        for q in self._index_queues + self._result_queues:
+        for q in self._index_queues:
             q.cancel_join_thread()
+            q.close()
+        for q in self._result_queues:
             q.close()
 
     def __del__(self):

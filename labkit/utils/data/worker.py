@@ -79,8 +79,8 @@ class IterableEnd:
 
 
 def _send(result_queue, epoch, idx, data, where):
-    """Pickle here rather than in the queue's background thread, which would only print an
-    unpicklable batch's error and drop it, leaving the main process waiting forever."""
+    """Pickle here rather than in the channel's background thread, which could only drop an
+    unpicklable batch, leaving the main process waiting forever."""
     from multiprocessing.reduction import ForkingPickler
     try:
         payload = ForkingPickler.dumps((epoch, idx, data))
@@ -126,7 +126,7 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
                 result_queue, control, parent_pid):
     """Serve pickled tasks (epoch, task_idx, indices) until told to stop: a None task, or
     control set to -1. Tasks from an epoch other than control's current one are skipped.
-    fetch_args are create_fetcher's: (dataset, iterable, auto_collation, ...)."""
+    fetch_args is a fetch.FetchArgs; results go out through a channel.Sender."""
     from . import transport  # noqa: F401  (lets labkit tensors travel back to the main process)
     from .fetch import create_fetcher
     global _worker_info
@@ -134,7 +134,7 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
     _die_with_parent(parent_pid)
     seed = base_seed + worker_id
     _seed_everything(seed)
-    dataset, iterable = fetch_args[0], fetch_args[1]
+    dataset, iterable = fetch_args.dataset, fetch_args.iterable
     _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
     where = f"in DataLoader worker process {worker_id}"
     init_error, fetcher, fetcher_epoch = None, None, None
@@ -168,5 +168,4 @@ def worker_loop(worker_id, num_workers, base_seed, fetch_args, worker_init_fn, i
             data = IterableEnd() if ended else ExceptionWrapper(sys.exc_info(), where)
         _send(result_queue, epoch, idx, data, where)
         del data
-    result_queue.cancel_join_thread()  # exit even if the main process reads no more batches
-    result_queue.close()
+    result_queue.close()   # exits even if the main process reads no more batches
