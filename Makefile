@@ -5,19 +5,37 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup lab test test-fake-cuda fuzz bench clean
+.PHONY: setup lab test test-fake-cuda fuzz bench clean student student-branch grade
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,ui]'
+	$(BIN)/python -m pip install --quiet -e '.[test,ui,instructor]'
 	touch $(STAMP)
 
-# JupyterLab on the lectures folder, opening the start page.
+# JupyterLab on the lectures folder, opening the start page (tools/lab.sh: also as root and
+# without a display; it prints the address to open and how to stop it). `make lab PORT=8890`.
+PORT ?= 8888
 lab: setup
-	cd course/lectures && $(CURDIR)/$(BIN)/jupyter lab 00_start_here.ipynb
+	@JUPYTER=$(CURDIR)/$(BIN)/jupyter PORT=$(PORT) tools/lab.sh
+
+# The instructor's edition (nbgrader; README, "For instructors"). `make student` writes the
+# student copies to course/release/: no solutions, no hidden tests. `make grade
+# SUBMISSIONS=dir` autogrades a folder of submitted notebooks into grading/grades.csv and
+# grading/feedback/<student>/ (TIMEOUT: seconds a cell may run before it counts as failed).
+SUBMISSIONS ?= submissions
+TIMEOUT ?= 60
+student: setup
+	$(BIN)/python tools/instructor.py student --out course/release
+
+# the student copies committed to the branch `student` (README: push it where Binder serves it)
+student-branch: setup
+	$(BIN)/python tools/instructor.py student-branch --branch student
+
+grade: setup
+	$(BIN)/python tools/instructor.py grade $(SUBMISSIONS) --out grading --timeout $(TIMEOUT)
 
 # Unit tests, the PyTorch oracle tests (they skip, saying so, when torch is absent), every
 # lecture re-executed and compared with its stored outputs by nbval, and the browser tests

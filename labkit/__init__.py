@@ -45,6 +45,7 @@ from .engine.ops.norm import cdist, logsumexp, norm  # noqa: F401
 from .engine.ops.compare import all, any  # noqa: F401  (torch.all(x), torch.any(x))
 from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
 from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
+from .engine.generator import default_generator, get_rng_state, set_rng_state  # noqa: F401
 from .engine.ops.scan import cumprod, cumsum, prod  # noqa: F401
 from .engine.ops.sort import argsort, sort, topk  # noqa: F401
 from .engine.ops.tri import tril, triu  # noqa: F401

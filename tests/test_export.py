@@ -158,6 +158,39 @@ def test_save_load_runs_in_a_fresh_process_without_pickle(tmp_path):
     assert abs(float(out.stdout) - want) < 1e-9
 
 
+def test_save_is_atomic_and_load_goes_through_the_checked_reader(tmp_path, monkeypatch):
+    from labkit._io import LoadError
+    mine, _ = twin_mlp()
+    ep = export(mine, (labkit.tensor(rand_array((3, 4), seed=5)),))
+    path = tmp_path / "ep.zip"
+    labkit.export.save(ep, path)
+    names = zipfile.ZipFile(path).namelist()
+    assert names.count("export.json") == 1 and names.count("graph.json") == 1
+    labkit.export.save(ep, path)                    # saving again replaces, never appends
+    assert zipfile.ZipFile(path).namelist() == names
+    before = path.read_bytes()
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):           # a failure mid-save ...
+        labkit.export.save(ep, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before               # ... leaves the old file as it was
+    assert [p.name for p in tmp_path.iterdir()] == ["ep.zip"]   # and no temporary file
+    graph_only = tmp_path / "graph.zip"
+    labkit.jit.save(labkit.jit.trace(mine, labkit.tensor(rand_array((3, 4), seed=5))),
+                    graph_only)
+    with pytest.raises(LoadError, match="no export.json"):
+        labkit.export.load(graph_only)
+    with zipfile.ZipFile(path) as z:                 # a tampered format version
+        entries = {n: z.read(n) for n in z.namelist()}
+    entries["export.json"] = entries["export.json"].replace(b'"version": 1', b'"version": 99')
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        for n, data in entries.items():
+            z.writestr(n, data)
+    with pytest.raises(LoadError, match="version 99"):
+        labkit.export.load(bad)
+
+
 def test_onnx_through_the_exported_program(tmp_path):
     ort = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")

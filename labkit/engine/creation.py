@@ -10,46 +10,9 @@ from .tensor import Tensor
 
 
 
-class Generator:
-    """A random stream; labkit.manual_seed(s) reseeds the default one (same numbers on every
-    device: they are drawn on the host, then moved)."""
-
-    def __init__(self, device="cpu"):
-        self.device = Device(device)
-        self.manual_seed(67280421310721)
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self.rng = np.random.default_rng(self._seed)
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-    def seed(self):
-        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
-
-    def get_state(self):
-        return self.rng.bit_generator.state
-
-    def set_state(self, state):
-        self.rng.bit_generator.state = state
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    """Make every random draw after this reproducible."""
-    return default_generator.manual_seed(seed)
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
+from .generator import (Generator, default_generator, get_rng_state,  # noqa: F401
+                        initial_seed, manual_seed, seed, set_rng_state)
+from . import distributions as _dist
 
 
 def _size_arg(name, shape, size):
@@ -224,44 +187,65 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def _gen(generator):
-    return (generator or default_generator).rng
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"generator must be a labkit.Generator, got {type(generator).__name__}.")
+    return generator or default_generator
+
+
+def _random_dtype(name, dtype):
+    np_dtype = _dt.to_np(dtype) or defaults.float
+    if np.dtype(np_dtype).kind != "f":
+        raise RuntimeError(f"{name}: expected a floating-point dtype, got {dtype}; use "
+                           "randint for integers.")
+    return np_dtype
 
 
 @names_the_size
 def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """Uniform numbers in [0, 1) (torch's numbers after the same seed)."""
     size = _size_arg("rand", shape, size)
-    """Uniform numbers in [0, 1)."""
-    np_dtype = _dt.to_np(dtype) or defaults.float
+    np_dtype = _random_dtype("rand", dtype)
     if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
-    arr = _gen(generator).random(_size(size), dtype=np.float64).astype(np_dtype)
+    arr = _dist.uniform(_gen(generator), _size(size), np_dtype)
     return _finish(arr, None, device, requires_grad)
 
 
 @names_the_size
 def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
+    """Standard normal numbers (mean 0, variance 1; torch's numbers after the same seed)."""
     size = _size_arg("randn", shape, size)
-    """Standard normal numbers (mean 0, variance 1)."""
-    np_dtype = _dt.to_np(dtype) or defaults.float
+    np_dtype = _random_dtype("randn", dtype)
     if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
-    arr = _gen(generator).standard_normal(_size(size)).astype(np_dtype)
+    arr = _dist.normal(_gen(generator), _size(size), np_dtype)
     return _finish(arr, None, device, requires_grad)
 
 
-def _traced(kind, shape, np_dtype, generator, device, requires_grad):
+def bernoulli_mask(shape, p, dtype, device, generator=None):
+    """empty(shape, dtype).bernoulli_(p) as one draw that labkit.jit records (dropout's
+    mask is drawn afresh on every compiled call)."""
+    np_dtype = _dt.to_np(dtype)
+    if current_tracer() is not None:
+        return _traced("bernoulli", _size(shape), np_dtype, generator, device, False, p)
+    arr = _dist.bernoulli_scalar(_gen(generator), _size(shape), p).astype(np_dtype)
+    return _finish(arr, None, device, False)
+
+
+def _traced(kind, shape, np_dtype, generator, device, requires_grad, p=None):
     from .ops.random import Random
     if device is not None and Device(device) is not cpu:
         raise RuntimeError("labkit.jit: random numbers drawn on a GPU inside a traced or "
                            "compiled function are not supported yet; draw them on the CPU "
                            "and move them, or outside the function.")
-    t = Random.apply(kind, shape, np_dtype, generator or default_generator)
+    t = Random.apply(kind, shape, np_dtype, _gen(generator), p)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def randint(low, high=None, size=None, generator=None, dtype=None, device=None):
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad=False):
     """Integers in [low, high); randint(high, size) starts at 0."""
     if size is None and isinstance(high, (tuple, list)):
         low, high, size = 0, low, high
@@ -269,13 +253,19 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None):
         low, high = 0, low
     if size is None:
         raise TypeError("randint: pass size, e.g. labkit.randint(0, 10, (3,)).")
-    arr = _gen(generator).integers(low, high, _size((size,) if isinstance(size, int) else size))
-    return _finish(arr.astype(np.int64), dtype, device, False)
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    arr = _dist.randint(_gen(generator), _size((size,) if isinstance(size, int) else size),
+                        low, high)
+    return _finish(arr, dtype, device, requires_grad)
 
 
-def randperm(n, generator=None, dtype=None, device=None):
-    """A random ordering of 0..n-1."""
-    return _finish(_gen(generator).permutation(n).astype(np.int64), dtype, device, False)
+def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random ordering of 0..n-1 (torch's order after the same seed)."""
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}.")
+    return _finish(_dist.randperm(_gen(generator), n), dtype, device, requires_grad)
 
 
 def rand_like(x, dtype=None, device=None, requires_grad=False):

@@ -127,7 +127,17 @@ def fill_value(np_dtype, value):
         raise RuntimeError(f"value {value} cannot be converted to type {np_dtype} without "
                            f"overflow (it holds {info.min} to {info.max}). Convert the tensor "
                            "first, e.g. x = x.long() or x.float().")
-    return int(np.asarray(int(value)).astype(np_dtype)) if value < 0 else int(value)
+    return int(value) % (info.max + 1) if kind == "u" and value < 0 else int(value)
+
+
+def number_bound(np_dtype, value):
+    """A Python number that meets a tensor of integer np_dtype in where/clamp: torch converts
+    it to the dtype, refusing one that does not fit (fill_value's rule); anything else (a
+    tensor, None, a float that makes the result floating) passes unchanged."""
+    if np_dtype.kind in "iu" and isinstance(value, (int, np.integer)) \
+            and not isinstance(value, (bool, np.bool_)):
+        return fill_value(np_dtype, value)
+    return value
 
 
 def cast_all(*operands):

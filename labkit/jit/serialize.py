@@ -270,9 +270,10 @@ def _graph_json(g, arrays, ops, top=False):
     return out
 
 
-def save(obj, path):
+def save(obj, path, extra=None):
     """Write a traced/scripted/compiled function's graph and its weights to a zip file
-    (atomically: a crash mid-save leaves the file that was there before)."""
+    (atomically: a crash mid-save leaves the file that was there before). `extra` maps more
+    JSON entries to write beside graph.json (labkit.export's export.json)."""
     graph = obj if isinstance(obj, Graph) else obj.graph
     arrays = {}
     doc = {"format": FORMAT, "version": VERSION, "name": graph.name, "inputs": [],
@@ -291,6 +292,8 @@ def save(obj, path):
     doc["body"] = body
     with atomic_write(path, "jit.save") as fh, zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as z:
         z.writestr("graph.json", json.dumps(doc, indent=1, allow_nan=False))
+        for name, entry in (extra or {}).items():
+            z.writestr(name, json.dumps(entry, indent=1, allow_nan=False))
         for name, arr in arrays.items():
             buf = io.BytesIO()
             np.save(buf, arr, allow_pickle=False)

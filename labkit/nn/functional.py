@@ -3,7 +3,7 @@
 The engine's composites and losses are re-exported; dropout and batch_norm, which need a random
 mask or running statistics, are written here from tensor ops.
 """
-from ..engine.creation import rand
+from ..engine.creation import bernoulli_mask, zeros
 from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa
                                  linear, log_softmax, mse_loss, nll_loss, relu, sigmoid,
                                  softmax, tanh)
@@ -26,15 +26,22 @@ from .functional_norm import group_norm, instance_norm, layer_norm, normalize  #
 from .functional_norm import prelu  # noqa: F401
 
 
+def _keep_mask(input, shape, p):
+    """torch's mask: empty(shape).bernoulli_(1 - p).div_(1 - p) in the input's dtype; for
+    p = 1 a zero, with no draw (as torch: the stream does not advance)."""
+    if p == 1:
+        return zeros((), dtype=input.dtype, device=input.device)
+    return bernoulli_mask(shape, 1 - p, input.dtype, input.device).div_(1 - p)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p), so the expected
     value is unchanged; in evaluation (training=False) return the input as it is."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: probability p must be between 0 and 1, got {p}.")
-    if not training or p == 0:
+    if not training or p == 0 or input.numel() == 0:
         return input
-    keep = rand(input.shape, dtype=input.dtype, device=input.device) >= p
-    mask = keep.to(input.dtype) * (1.0 / (1 - p)) if p < 1 else keep.to(input.dtype)
+    mask = _keep_mask(input, input.shape, p)
     return input.mul_(mask) if inplace else input * mask
 
 

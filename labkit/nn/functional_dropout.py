@@ -4,7 +4,6 @@ Neighbouring pixels of a feature map are strongly correlated, so zeroing single 
 regularises a convolutional net; zeroing a whole channel (each with probability p, scaling the
 rest by 1/(1-p)) does.
 """
-from ..engine.creation import rand
 
 
 def _channel_dropout(name, k, input, p, training, inplace):
@@ -16,9 +15,8 @@ def _channel_dropout(name, k, input, p, training, inplace):
     if not training or p == 0:
         return input
     spatial = input.ndim - k
-    keep = rand(tuple(input.shape[:spatial]) + (1,) * k, dtype=input.dtype,
-                device=input.device) >= p
-    mask = keep.to(input.dtype) * (1.0 / (1 - p)) if p < 1 else keep.to(input.dtype)
+    from .functional import _keep_mask
+    mask = _keep_mask(input, tuple(input.shape[:spatial]) + (1,) * k, p)
     return input.mul_(mask) if inplace else input * mask
 
 

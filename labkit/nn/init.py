@@ -1,15 +1,17 @@
-"""Weight initialisation, in place (torch.nn.init): draws come from labkit's seeded generator,
-so labkit.manual_seed(s) makes a model's starting weights reproducible.
+"""Weight initialisation, in place (torch.nn.init): draws come from labkit's seeded generator
+through the same in-place fills (uniform_, normal_) and the same bound formulas as torch's, so
+after labkit.manual_seed(s) a model starts from torch's weights for torch.manual_seed(s).
 
 Why it matters: the scale of the initial weights decides whether activations and gradients
 keep a useful size through many layers. Xavier/Glorot keeps the variance of tanh-like layers
 steady; Kaiming/He accounts for ReLU zeroing half the units.
 """
 import math
+import warnings
 
-from ..engine.creation import rand, randn
-from ..engine.dtype import float64
+from ..engine.creation import empty_like
 from ..engine.grad_mode import no_grad
+from ..engine.ops.select import where
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -50,21 +52,58 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _fill(tensor, values):
-    with no_grad():
-        return tensor.copy_(values)
-
-
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with numbers drawn uniformly from [a, b)."""
-    u = rand(tensor.shape, generator=generator, dtype=float64, device=tensor.device)
-    return _fill(tensor, u * (b - a) + a)
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with numbers drawn from N(mean, std**2)."""
-    z = randn(tensor.shape, generator=generator, dtype=float64, device=tensor.device)
-    return _fill(tensor, z * std + mean)
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with N(mean, std**2) restricted to [a, b], by rejection as torch 2.13 does: redraw
+    the normal samples outside [a, b] when they are rare (more than 30% of the mass inside),
+    else draw uniformly on [a, b] and accept against the normal density."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std,
+                                                                 generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates),
+                            pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):
@@ -83,7 +122,8 @@ def ones_(tensor):
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot: uniform with variance 2 / (fan_in + fan_out), times gain**2."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std         # torch's two steps (one rounding more than sqrt(6/n))
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -95,12 +135,18 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He: uniform with variance gain**2 / fan (gain from the nonlinearity; a is the slope of
     leaky_relu). With a = sqrt(5) this is nn.Linear's default, a bound of 1/sqrt(fan_in)."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
 

@@ -2,8 +2,7 @@
 whose units match the parameter's: delta = sqrt(E[dx^2] + eps) / sqrt(E[g^2] + eps) * g.
 It needs no learning rate (lr=1 by default only scales delta)."""
 from ..engine.creation import zeros_like
-from ._step import advance, new_step
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class Adadelta(Optimizer):
@@ -19,10 +18,10 @@ class Adadelta(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = new_step()
+            state["step"] = step_tensor(p)
             state["square_avg"] = zeros_like(p)
             state["acc_delta"] = zeros_like(p)
-        advance(state)
+        state["step"].add_(1)                       # counted in place: no retrace
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
         square_avg, acc_delta = state["square_avg"], state["acc_delta"]

@@ -2,8 +2,7 @@
 u = max(beta2 u, |g| + eps), and the step is lr / (1 - beta1^t) * m / u."""
 from ..engine.creation import zeros_like
 from ..engine.ops.select import maximum
-from ._step import advance, new_step
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class Adamax(Optimizer):
@@ -20,13 +19,13 @@ class Adamax(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = new_step()
+            state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_inf"] = zeros_like(p)
-        step = advance(state)
+        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
         m, u = state["exp_avg"], state["exp_inf"]
         m.add_(g - m, alpha=1 - beta1)
         u.copy_(maximum(u.mul_(beta2), g.abs() + eps))
-        p.add_(m / u, alpha=-group["lr"] / (1 - beta1 ** step))
+        p.sub_(m / u * (group["lr"] / (1 - beta1 ** step)))

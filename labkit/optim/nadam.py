@@ -3,8 +3,7 @@
 that warms up over time, mu_t = beta1 (1 - 0.5 * 0.96^(t * momentum_decay))."""
 from ..engine.creation import ones, zeros_like
 from ..engine.dtype import float32
-from ._step import advance, new_step
-from .optimizer import Optimizer
+from .optimizer import Optimizer, step_tensor
 
 
 class NAdam(Optimizer):
@@ -26,11 +25,11 @@ class NAdam(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = new_step()
-            state["mu_product"] = ones((), dtype=float32)     # a float32 0-d tensor, as torch
+            state["step"] = step_tensor(p)
+            state["mu_product"] = ones((), dtype=float32, device=p.device)  # 0-d, as torch
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
-        step = advance(state)
+        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
         if wd:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)
@@ -38,11 +37,10 @@ class NAdam(Optimizer):
                 g = g.add(p, alpha=wd)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
-        state["mu_product"].mul_(mu)
-        mu_product = float(state["mu_product"])
+        mu_product = state["mu_product"].mul_(mu.to(float32)).to(p.dtype)   # as torch: in float32
         m, v = state["exp_avg"], state["exp_avg_sq"]
         m.add_(g - m, alpha=1 - beta1)
         v.mul_(beta2).add_(g * g, alpha=1 - beta2)
         denom = (v / (1 - beta2 ** step)).sqrt() + eps
-        p.add_(g / denom, alpha=-lr * (1.0 - mu) / (1.0 - mu_product))
-        p.add_(m / denom, alpha=-lr * mu_next / (1.0 - mu_product * mu_next))
+        p.sub_(g / denom * (lr * (1.0 - mu) / (1.0 - mu_product)))
+        p.sub_(m / denom * (lr * mu_next / (1.0 - mu_product * mu_next)))

@@ -1,11 +1,9 @@
 """RAdam: Adam with its adaptive step switched on only once the variance of the second-moment
 estimate is tractable (rho_t > 5), and rectified by a factor r_t; before that, plain momentum
 SGD. This replaces a hand-tuned warm-up."""
-import math
-
 from ..engine.creation import zeros_like
-from ._step import advance, new_step
-from .optimizer import Optimizer
+from ..engine.ops.select import where
+from .optimizer import Optimizer, step_tensor
 
 
 class RAdam(Optimizer):
@@ -25,10 +23,10 @@ class RAdam(Optimizer):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
         if not state:
-            state["step"] = new_step()
+            state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
-        step = advance(state)
+        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
         if wd:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)
@@ -41,10 +39,9 @@ class RAdam(Optimizer):
         m_hat = m / bias1
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias2
-        if rho_t > 5.0:
-            rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
-                             / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-            adaptive = bias2 ** 0.5 / (v.sqrt() + eps)
-            p.add_(m_hat * lr * adaptive * rect, alpha=-1.0)
-        else:
-            p.add_(m_hat * lr, alpha=-1.0)
+        # the branch on rho_t as a where (torch's capturable form): no Python branch on a
+        # tensor, so jit.compile captures both sides once
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)).clamp(min=0).sqrt()
+        adaptive = bias2 ** 0.5 / (v.sqrt() + eps)
+        p.sub_(where(rho_t > 5.0, m_hat * lr * adaptive * rect, m_hat * lr))

@@ -28,15 +28,11 @@ SETTINGS = settings(max_examples=N, deadline=None, database=None,
 
 # Error-parity gaps known and accepted: (torch's exception, labkit's, labkit's message fragment)
 # -> why.
-KNOWN_GAPS = {("IndexError", "ValueError", "step must be greater than zero"):
-              "an index with two faults (an int out of range and a negative step): torch reports "
-              "the one it meets first walking the index, labkit checks every slice step first"}
+KNOWN_GAPS = {}   # none left: labkit reports an index's first fault, as torch
 
 # Code torch refuses and labkit accepts, known and listed (issue 13's note): (torch's message
-# fragment) -> why. labkit's clone() is always contiguous, torch's keeps a transposed input's
-# strides (preserve_format), so x.t().clone().view(-1) works on labkit and fails on torch.
-KNOWN_ACCEPTS = {"view size is not compatible with input tensor's size and stride":
-                 "clone() does not keep torch's preserve_format strides"}
+# fragment) -> why. None left: clone() keeps a transposed input's strides as torch's does.
+KNOWN_ACCEPTS = {}
 
 
 def torch_bug(steps):
@@ -53,13 +49,6 @@ def torch_self_inconsistent(step, dtype):
     (nan), and labkit computes sqrt for every dtype; torch disagrees with itself, so this one
     program is not compared."""
     return dtype == "float16" and step[0] == "pow" and step[1] == ("scalar", 0.5)
-
-
-def degenerate_var(steps):
-    """var/std with correction >= n: torch's first derivative is inf (tests/test_torch_semantics
-    pins labkit to it), and its second derivative through that inf is nan, labkit's 0; neither
-    means anything, so second derivatives of such programs are not compared."""
-    return any(s[0] in ("var", "std") for s in steps)
 
 
 TOL = {"float16": (2e-2, 2e-2), "float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
@@ -211,7 +200,5 @@ def test_second_derivatives_float64(data):
         return L.zeros_like(x) if gg is None else gg
     (rt, et), (rl, el) = run_both(second)
     if check_errors(what + " (second derivative)", et, el):
-        return
-    if degenerate_var(steps) and not torch.isfinite(rt).all():
         return
     compare(rl, rt, what + " (second derivative)")

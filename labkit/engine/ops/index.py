@@ -11,6 +11,7 @@ from . import rules
 def _index_arrays(idx, x):
     """Turn tensors inside an index into arrays; check index dtypes, devices and slice steps."""
     if isinstance(idx, tuple):
+        _first_fault(idx, x)
         return tuple(_index_arrays(i, x) for i in idx)
     if isinstance(idx, slice):
         if idx.step is not None and idx.step <= 0:
@@ -33,6 +34,35 @@ def _index_arrays(idx, x):
             arr = arr.astype(np.int64)        # [] indexes nothing (numpy would make it float)
         return arr if x.device.type == "cpu" else x.device.xp.asarray(arr)
     return idx
+
+
+def _first_fault(idx, x):
+    """torch walks an index left to right and reports the first fault it meets: an int out of
+    range (IndexError) before a negative step further right (ValueError), and the reverse."""
+    shape = x._data.shape
+    used = sum(_item_axes(i) for i in idx if i is not Ellipsis)
+    axis = 0
+    for i in idx:
+        if i is Ellipsis:
+            axis += max(len(shape) - used, 0)
+            continue
+        if isinstance(i, slice) and i.step is not None and i.step <= 0:
+            return                     # _index_arrays raises it: nothing wrong before it
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool) and axis < len(shape):
+            n = shape[axis]
+            if not -n <= i < n:
+                raise _index_error(x, idx, f"index {i} is out of bounds for dimension {axis} "
+                                           f"with size {n}")
+        axis += _item_axes(i)
+
+
+def _item_axes(i):
+    """How many dims of the indexed tensor an index item (before conversion) consumes."""
+    if isinstance(i, Tensor):
+        return i._data.ndim if i._data.dtype.kind == "b" else 1
+    if isinstance(i, bool) or i is None or i is Ellipsis:
+        return 0
+    return 1
 
 
 def _check_bounds(x, idx):

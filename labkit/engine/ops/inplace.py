@@ -15,7 +15,7 @@ from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
-from ..promotion import category, fill_value, result_np
+from ..promotion import category, fill_value, number_bound, result_np
 from .common import data, float_operands
 from .common import operands as _operands
 from .table import Numpy
@@ -255,7 +255,10 @@ def clamp_(x, min=None, max=None):
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
         raise RuntimeError("clamp_: at least one of min or max must be given.")
-    return inplace(x, "clamp_", lambda d: x.device.xp.clip(d, min, max, out=d), cls, min, max)
+    # integer bounds are converted to x's dtype, as torch: one that does not fit raises, a
+    # negative one wraps into an unsigned dtype (uint8.clamp_(-2, 2) clamps to [254, 2])
+    lo, hi = number_bound(x._data.dtype, min), number_bound(x._data.dtype, max)
+    return inplace(x, "clamp_", lambda d: x.device.xp.clip(d, lo, hi, out=d), cls, min, max)
 
 
 @tensor_method("relu_")

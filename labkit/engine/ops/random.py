@@ -1,11 +1,11 @@
-"""Drawing random numbers as an op (uniform or normal), used while labkit.jit traces.
+"""Drawing random numbers as an op (uniform, normal, or a bernoulli(p) mask such as dropout's),
+used while labkit.jit traces.
 
 An op takes no tensor input and has no gradient; being a Function, it is recorded, so a
 compiled step draws fresh numbers on every call (a dropout mask is not frozen into the graph),
 from the same generator and in the same order as the eager code would.
 """
-import numpy as np
-
+from .. import distributions as _dist
 from ..function import Function
 
 
@@ -13,8 +13,9 @@ class Random(Function):
     random = True   # never merged with an identical-looking draw, never computed ahead
 
     @staticmethod
-    def forward(ctx, kind, shape, np_dtype, generator):
-        rng = generator.rng             # read now: manual_seed() replaces it
+    def forward(ctx, kind, shape, np_dtype, generator, p=None):
         if kind == "uniform":
-            return rng.random(shape, dtype=np.float64).astype(np_dtype)
-        return rng.standard_normal(shape).astype(np_dtype)
+            return _dist.uniform(generator, shape, np_dtype)
+        if kind == "bernoulli":
+            return _dist.bernoulli_scalar(generator, shape, p).astype(np_dtype)
+        return _dist.normal(generator, shape, np_dtype)

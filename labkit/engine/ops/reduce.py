@@ -254,7 +254,7 @@ class Var(Function):
     def forward(ctx, x, dims, correction, keepdim):
         if x._data.dtype.kind != "f":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
-        ctx.whole = dims is None            # var() without dim (torch's backward differs)
+        ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
         dims = tuple(range(x._data.ndim)) if dims is None else dims
         n = 1
         for d in dims:
@@ -274,10 +274,10 @@ class Var(Function):
         # correction >= n, where torch 2.13 is not self-consistent; we copy it: reducing the
         # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
         # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
-        if ctx.whole:
+        if ctx.whole:    # torch's formula here does not depend on x: no second derivative
             return g * (centered.detach().abs() * float("inf")), None, None, None
-        if dof == 0:     # inf or nan: torch's second derivative treats it as a constant
-            return g * (centered.detach() * float("inf")), None, None, None
+        if dof == 0:     # 2 / 0 = inf times (x - mean): torch's second derivative is nan
+            return g * (centered * float("inf")), None, None, None
         return g * centered * (2.0 / dof), None, None, None
 
     @classmethod

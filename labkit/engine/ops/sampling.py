@@ -2,13 +2,15 @@
 bernoulli_, exponential_, random_ (what nn.init and hand-written initialisation use).
 
 Numbers are drawn on the host from a labkit.Generator (the default one unless generator= is
-given), then moved to the tensor's device, so a seed gives the same numbers on every device.
+given) with torch's CPU algorithms (engine/distributions.py), then moved to the tensor's
+device: after labkit.manual_seed(s) they are torch's numbers after torch.manual_seed(s).
 A fill goes through `inplace`, so it bumps the version counter and refuses a leaf that
 requires grad outside no_grad, like any in-place op; its gradient is zero (the new values do
 not depend on the old ones), as torch's.
 """
 import numpy as np
 
+from .. import distributions as _dist
 from .. import dtype as _dt
 from ..creation import _finish, _gen, _size
 from ..defaults import defaults
@@ -44,8 +46,12 @@ class Normal(Function):
         if bool(np.any(np.asarray(s) < 0)):
             raise RuntimeError("normal: std must be >= 0, got a negative value.")
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        arr = (np.asarray(m) + np.asarray(s) * _gen(generator).standard_normal(shape))
-        arr = arr.astype(_float_dtype(mean, std))
+        dt = _float_dtype(mean, std)
+        if isinstance(std, Tensor):      # torch: normal_(0, 1), then mul_(std), add_(mean)
+            arr = _dist.normal(_gen(generator), shape, dt) * np.asarray(s, dtype=dt)
+        else:                            # torch: normal_(0, std), then add_(mean)
+            arr = _dist.normal(_gen(generator), shape, dt, 0.0, s)
+        arr = arr + np.asarray(m, dtype=dt)
         dev = (mean if isinstance(mean, Tensor) else std).device
         return to_device_array(arr, dev)
 
@@ -72,8 +78,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise RuntimeError(f"normal: std must be >= 0, got {std}.")
     _not_traced("normal with number mean and std")
     shape = _size((size,) if isinstance(size, int) else tuple(size))
-    arr = mean + std * _gen(generator).standard_normal(shape)
-    return _finish(arr.astype(_dt_np(dtype)), None, device, requires_grad)
+    arr = _dist.normal(_gen(generator), shape, _dt_np(dtype), mean, std)
+    return _finish(arr, None, device, requires_grad)
 
 
 def _dt_np(dtype):
@@ -89,7 +95,7 @@ class Bernoulli(Function):
         probs = _host(p)
         if probs.size and (probs.min() < 0 or probs.max() > 1):
             raise RuntimeError("bernoulli: all probabilities must be in [0, 1].")
-        arr = (_gen(generator).random(probs.shape) < probs).astype(probs.dtype)
+        arr = _dist.bernoulli_tensor(_gen(generator), probs).astype(probs.dtype)
         return to_device_array(arr, p.device)
 
     @staticmethod
@@ -100,9 +106,13 @@ class Bernoulli(Function):
 @tensor_method("bernoulli")
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples, 1 with probability input (elementwise), or with probability p."""
-    if p is not None:
-        input = Tensor._make(input.device.xp.full(input._data.shape, p, input._data.dtype),
-                             input.device)
+    if p is not None:       # torch: empty_like(input).bernoulli_(p)
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli: p must be in [0, 1], got {p}.")
+        _not_traced("bernoulli with a number p")
+        arr = _dist.bernoulli_scalar(_gen(generator), input._data.shape, p)
+        return Tensor._make(to_device_array(arr.astype(input._data.dtype), input.device),
+                            input.device)
     if input._data.dtype.kind != "f":
         raise RuntimeError(f"bernoulli: expected a floating-point tensor of probabilities, got "
                            f"{input.dtype}.")
@@ -119,11 +129,19 @@ def _not_traced(name):
 
 
 def _fill(x, name, draw):
-    """Overwrite x with host-drawn values `draw(shape)`, through the in-place machinery."""
+    """Overwrite x with host-drawn values `draw(shape, contiguous)`, through the in-place
+    machinery. A non-contiguous x is filled in the order its elements lie in memory, as
+    torch's kernels walk it."""
     _not_traced(name)
     if x._data.dtype.kind != "f" and name not in ("bernoulli_", "random_"):
         raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
-    values = draw(x._data.shape)
+    arr = x._data
+    if arr.flags.c_contiguous:
+        values = draw(arr.shape, True)
+    else:
+        axes = _dist.memory_order(arr)
+        values = np.asarray(draw(tuple(arr.shape[a] for a in axes), False))
+        values = values.transpose(np.argsort(axes))
     src = Tensor._make(to_device_array(np.asarray(values).astype(x._data.dtype), x.device),
                        x.device)
     return inplace(x, name, lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
@@ -134,7 +152,8 @@ def normal_(x, mean=0.0, std=1.0, *, generator=None):
     """Fill x in place with samples from N(mean, std**2)."""
     if std < 0:
         raise RuntimeError(f"normal_: std must be >= 0, got {std}.")
-    return _fill(x, "normal_", lambda s: mean + std * _gen(generator).standard_normal(s))
+    gen = _gen(generator)
+    return _fill(x, "normal_", lambda s, c: _dist.normal(gen, s, x._data.dtype, mean, std, c))
 
 
 @tensor_method("uniform_")
@@ -142,7 +161,8 @@ def uniform_(x, a=0.0, b=1.0, *, generator=None):
     """Fill x in place with samples from U[a, b)."""
     if a > b:
         raise RuntimeError(f"uniform_: expects a <= b, but got a={a} and b={b}.")
-    return _fill(x, "uniform_", lambda s: a + (b - a) * _gen(generator).random(s))
+    gen = _gen(generator)
+    return _fill(x, "uniform_", lambda s, c: _dist.uniform(gen, s, x._data.dtype, a, b))
 
 
 @tensor_method("bernoulli_")
@@ -151,7 +171,20 @@ def bernoulli_(x, p=0.5, *, generator=None):
     probs = _host(p)
     if np.any(np.asarray(probs) < 0) or np.any(np.asarray(probs) > 1):
         raise RuntimeError("bernoulli_: p must be in [0, 1].")
-    return _fill(x, "bernoulli_", lambda s: _gen(generator).random(s) < probs)
+    gen = _gen(generator)
+    if isinstance(p, Tensor):
+        if probs.dtype.kind != "f":
+            raise RuntimeError(f"bernoulli_: expected a floating-point tensor p, got {p.dtype}.")
+        return _fill(x, "bernoulli_", lambda s, c: _dist.bernoulli_tensor(
+            gen, np.broadcast_to(probs, x._data.shape).transpose(_order(x, s))))
+    return _fill(x, "bernoulli_", lambda s, c: _dist.bernoulli_scalar(gen, s, p))
+
+
+def _order(x, shape):
+    """The axes permutation _fill drew `shape` in (identity when x is contiguous)."""
+    arr = x._data
+    return list(range(arr.ndim)) if tuple(shape) == arr.shape and arr.flags.c_contiguous \
+        else _dist.memory_order(arr)
 
 
 @tensor_method("exponential_")
@@ -159,7 +192,9 @@ def exponential_(x, lambd=1.0, *, generator=None):
     """Fill x in place with samples from the exponential distribution of rate lambd."""
     if lambd <= 0:
         raise RuntimeError(f"exponential_: expects lambd > 0, got {lambd}.")
-    return _fill(x, "exponential_", lambda s: _gen(generator).exponential(1.0 / lambd, s))
+    gen = _gen(generator)
+    return _fill(x, "exponential_",
+                 lambda s, c: _dist.exponential(gen, s, x._data.dtype, lambd))
 
 
 @tensor_method("multinomial")
@@ -172,7 +207,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if w.dtype.kind != "f":
         raise RuntimeError(f"multinomial: expected a floating-point tensor of weights, got "
                            f"{input.dtype}.")
-    rows = w.reshape(-1, w.shape[-1]).astype(np.float64)
+    rows = w.reshape(-1, w.shape[-1])
+    rows = rows if rows.dtype in (np.float32, np.float64) else rows.astype(np.float32)
     if num_samples <= 0:
         raise RuntimeError(f"multinomial: cannot sample num_samples={num_samples} <= 0 samples.")
     if not np.isfinite(rows).all() or (rows < 0).any():
@@ -181,21 +217,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if (rows.sum(axis=1) <= 0).any():
         raise RuntimeError("multinomial: invalid distribution: the weights of a row sum to 0.")
     n = rows.shape[1]
-    rng = _gen(generator)
-    if replacement:
-        cdf = np.cumsum(rows, axis=1)
-        u = rng.random((rows.shape[0], num_samples)) * cdf[:, -1:]
-        out = np.stack([np.searchsorted(c, r, side="right") for c, r in zip(cdf, u)])
-        out = np.minimum(out, n - 1)
-    else:
+    if not replacement:
         if num_samples > n:
             raise RuntimeError(f"multinomial: cannot sample n_sample={num_samples} > "
                                f"prob_dist.size(-1)={n} samples without replacement.")
-        # exponential race (torch's method): the k smallest E_i / w_i are a weighted sample
-        # without replacement; zero weights come last, once the others are used up
-        with np.errstate(divide="ignore"):
-            keys = rng.exponential(size=rows.shape) / rows
-        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    out = _dist.multinomial(_gen(generator), rows, num_samples, replacement)
     out = out.astype(np.int64)
     out = out.reshape(w.shape[:-1] + (num_samples,))
     return Tensor._make(to_device_array(out, input.device), input.device)
@@ -215,4 +241,5 @@ def random_(x, from_=0, to=None, *, generator=None):
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
                            f">= to={to}.")
-    return _fill(x, "random_", lambda s: _gen(generator).integers(from_, to, s))
+    gen = _gen(generator)
+    return _fill(x, "random_", lambda s, c: _dist.randint(gen, s, from_, to))

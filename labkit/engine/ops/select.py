@@ -1,7 +1,7 @@
 """Choosing between tensors elementwise: where, maximum, minimum."""
 from ..function import Function
 from ..tensor import Tensor, tensor_method
-from ..promotion import cast_all
+from ..promotion import cast_all, number_bound, result_np
 from .common import operands
 from .table import Numpy
 from . import rules
@@ -19,7 +19,9 @@ class Where(Function):
                                "build it with a comparison, e.g. labkit.where(x > 0, x, 0).")
         ctx.save_for_backward(cond)
         xp = cond.device.xp
-        dt, (x, y) = cast_all(a, b)       # a Python number stays one: no copy to a GPU
+        dt = result_np(a, b)              # a Python number must fit an integer result (torch)
+        dt, (x, y) = cast_all(number_bound(dt, a), number_bound(dt, b))  # and stays a number:
+        # no copy to a GPU
         out = xp.where(cond._data, x, y)
         return out if out.dtype == dt else out.astype(dt)
 

@@ -253,18 +253,24 @@ class Unsqueeze(Function):
 
 
 class Clone(Function):
+    """A copy. order "K" keeps the input's layout (torch's preserve_format: a transposed
+    input's clone is transposed in memory too, so x.t().clone().view(-1) fails as in torch);
+    contiguous() asks for "C"."""
     node_name = "CloneBackward0"
     onnx = "Identity"
     numpy = Numpy(lambda gen, node, name, out: [f"{name} = {out}",
                                                 f"copyto({name}, {gen.arg(node.args[0])})"])
 
     @staticmethod
-    def forward(ctx, x):
-        return x._data.copy()
+    def forward(ctx, x, order="K"):
+        d = x._data
+        if order == "K" and any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
+            order = "C"       # an expanded input: torch's copy is contiguous
+        return d.copy(order=order)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return grad, None
 
     jvp = classmethod(rules.same_op)
     vmap = classmethod(rules.elementwise)
@@ -412,9 +418,9 @@ def unsqueeze(x, dim):
 @tensor_method("clone")
 def clone(x):
     """A copy with its own memory; gradients flow through it."""
-    return Clone.apply(x)
+    return Clone.apply(x, "K")
 
 
 @tensor_method("contiguous")
 def contiguous(x):
-    return x if x._data.flags.c_contiguous else Clone.apply(x)
+    return x if x._data.flags.c_contiguous else Clone.apply(x, "C")

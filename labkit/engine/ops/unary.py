@@ -4,7 +4,7 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 """
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
-from ..promotion import cast_all
+from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
 from .table import Numpy
@@ -358,7 +358,8 @@ class Clamp(Function):
         bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
         ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
         ctx.lo, ctx.hi = lo, hi
-        dt, (d, a, b) = cast_all(x, lo, hi)
+        dt = result_np(x, lo, hi)          # integer bounds must fit an integer result (torch)
+        dt, (d, a, b) = cast_all(x, number_bound(dt, lo), number_bound(dt, hi))
         if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
             raise NotImplementedError("clamp: not implemented for bool tensors with Python "
                                       "bounds (as torch). Convert first: x.long().clamp(...).")

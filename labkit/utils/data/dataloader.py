@@ -12,7 +12,8 @@ import itertools
 
 import numpy as np
 
-from ...engine.creation import default_generator
+from ...engine.distributions import random_full
+from ...engine.generator import default_generator
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .fetch import FetchArgs, create_fetcher, uses_tensor_fast_path
@@ -134,7 +135,7 @@ class DataLoader:
         """Drawn once per iterator, with or without workers, so that the shuffle order
         after labkit.manual_seed does not depend on num_workers."""
         gen = self.generator if self.generator is not None else default_generator
-        return int(gen.rng.integers(np.iinfo(np.int64).max))
+        return int(random_full(gen, (), np.int64))      # torch: empty((), int64).random_()
 
     def __iter__(self):
         if self.num_workers == 0:

@@ -10,7 +10,8 @@ import types
 
 import numpy as np
 
-from ...engine.creation import Generator, default_generator
+from ...engine.distributions import randperm
+from ...engine.generator import Generator, default_generator
 from ...engine.tensor import Tensor
 
 
@@ -145,6 +146,6 @@ def random_split(dataset, lengths, generator=None):
         raise ValueError(f"random_split: the lengths add up to {sum(lengths)}, but the dataset "
                          f"has {n} samples. Pass lengths that sum to len(dataset), or "
                          "fractions that sum to 1 (e.g. [0.8, 0.2]).")
-    perm = (generator or default_generator).rng.permutation(n).tolist()
+    perm = randperm(generator or default_generator, n).tolist()
     ends = np.cumsum(lengths).tolist()
     return [Subset(dataset, perm[end - k:end]) for k, end in zip(lengths, ends)]

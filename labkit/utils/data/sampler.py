@@ -7,7 +7,8 @@ samplers here know a whole epoch in advance, so each builds it as one numpy arra
 """
 import numpy as np
 
-from ...engine.creation import Generator, default_generator
+from ...engine import distributions as _dist
+from ...engine.generator import Generator, default_generator
 
 
 def _check_generator(generator, who):
@@ -17,9 +18,16 @@ def _check_generator(generator, who):
                         "labkit.Generator().manual_seed(0).")
 
 
-def _rng(generator):
-    # Looked up at every epoch: manual_seed() replaces the generator's numpy stream.
-    return (generator if generator is not None else default_generator).rng
+def _gen(generator):
+    return generator if generator is not None else default_generator
+
+
+def _epoch_generator(generator):
+    """torch's RandomSampler without a generator seeds a fresh one each epoch from one
+    int64 draw of the default stream; labkit does the same, so the order is torch's."""
+    if generator is not None:
+        return generator
+    return Generator().manual_seed(int(_dist.random_full(default_generator, (), np.int64)))
 
 
 def _positive_int(value, name, who):
@@ -88,12 +96,12 @@ class RandomSampler(_EpochSampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def _indices(self):
-        n, k, rng = len(self.data_source), self.num_samples, _rng(self.generator)
+        n, k = len(self.data_source), self.num_samples
+        gen = _epoch_generator(self.generator)
         if self.replacement:
-            return rng.integers(0, n, size=k)
-        parts = [rng.permutation(n) for _ in range(k // n)]
-        if k % n:
-            parts.append(rng.permutation(n)[:k % n])
+            return _dist.randint(gen, (k,), 0, n)
+        parts = [_dist.randperm(gen, n) for _ in range(k // n)]
+        parts.append(_dist.randperm(gen, n)[:k % n])      # torch draws it even when k % n == 0
         return np.concatenate(parts)
 
     def __len__(self):
@@ -109,7 +117,7 @@ class SubsetRandomSampler(_EpochSampler):
 
     def _indices(self):
         idx = np.asarray(self.indices, dtype=np.int64)
-        return idx[_rng(self.generator).permutation(len(idx))]
+        return idx[_dist.randperm(_gen(self.generator), len(idx))]
 
     def __len__(self):
         return len(self.indices)
@@ -150,9 +158,9 @@ class WeightedRandomSampler(_EpochSampler):
         self.weights, self.replacement, self.generator = w, replacement, generator
 
     def _indices(self):
-        return _rng(self.generator).choice(self.weights.size, size=self.num_samples,
-                                           replace=self.replacement,
-                                           p=self.weights / self.weights.sum())
+        # torch.multinomial(weights as float64, num_samples, replacement, generator)
+        return _dist.multinomial(_gen(self.generator), self.weights[None, :],
+                                 self.num_samples, self.replacement)[0]
 
     def __len__(self):
         return self.num_samples
