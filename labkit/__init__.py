@@ -10,6 +10,7 @@ from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, e
                               randperm, seed, tensor, zeros, zeros_like)
 from .engine.dtype import (bool_ as bool, dtype, float16, float32, float64, int8,  # noqa: F401
                            int16, int32, int64, uint8)
+from .engine.dtype import bfloat16  # noqa: F401,E402  (numpy's via ml_dtypes, loaded on first use)
 from .engine.ops.arithmetic import add, div, mul, neg, pow, sub  # noqa: F401
 from .engine.ops.compare import (allclose, eq, equal, ge, gt, isfinite, isinf, isnan,  # noqa
                                  le, logical_and, logical_not, logical_or, logical_xor, lt, ne)
@@ -52,6 +53,8 @@ from .engine.ops.tri import tril, triu  # noqa: F401
 from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401
                               set_default_device, set_default_dtype)
 from . import autograd, cuda, nn, optim  # noqa: F401,E402
+from . import amp  # noqa: F401,E402
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
@@ -83,7 +86,7 @@ def numel(x):
 def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
-    if name in ("viz", "jit", "onnx", "bench", "func", "export"):
+    if name in ("viz", "jit", "onnx", "bench", "func", "export", "distributed", "profiler"):
         import importlib
         return importlib.import_module("." + name, __name__)
     if name == "cond":                    # the explicit branch op of labkit.export

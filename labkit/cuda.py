@@ -91,6 +91,47 @@ def memory_reserved(device=None):
         return cp.get_default_memory_pool().total_bytes()
 
 
+_peak = {}   # GPU index -> the most bytes in use seen by the tracking allocator
+
+
+def _track_peak(cp):
+    """Route cupy's allocations through a wrapper that notes the pool's bytes in use after
+    each one. Installed on the first peak query, so nothing is paid until then."""
+    if _peak.get("installed"):
+        return
+    pool = cp.get_default_memory_pool()
+
+    def malloc(size):
+        mem = pool.malloc(size)
+        dev = cp.cuda.runtime.getDevice()
+        used = pool.used_bytes()
+        if used > _peak.get(dev, 0):
+            _peak[dev] = used
+        return mem
+    cp.cuda.set_allocator(malloc)
+    _peak["installed"] = True
+
+
+def max_memory_allocated(device=None):
+    """The most bytes live tensors held on the GPU since reset_peak_memory_stats() (or since
+    the first call of either: labkit starts counting then, torch at program start)."""
+    cp = _cupy("labkit.cuda.max_memory_allocated()")
+    _track_peak(cp)
+    idx = _index(device)
+    with cp.cuda.Device(idx):
+        _peak[idx] = max(_peak.get(idx, 0), cp.get_default_memory_pool().used_bytes())
+    return _peak[idx]
+
+
+def reset_peak_memory_stats(device=None):
+    """Start the peak of max_memory_allocated() again from the bytes in use now."""
+    cp = _cupy("labkit.cuda.reset_peak_memory_stats()")
+    _track_peak(cp)
+    idx = _index(device)
+    with cp.cuda.Device(idx):
+        _peak[idx] = cp.get_default_memory_pool().used_bytes()
+
+
 def empty_cache():
     """Give cached, unused GPU memory back to the driver (allocated memory is untouched)."""
     if _device.cuda_available():
@@ -168,3 +209,7 @@ __all__ = ["AcceleratorError", "Event", "current_device", "device_count", "empty
 
 from .legacy import CUDA_TYPES as _CUDA_TYPES  # noqa: E402  (legacy torch.cuda.FloatTensor & co.)
 globals().update(_CUDA_TYPES)
+
+
+from .amp import cuda_amp as amp  # noqa: E402  (labkit.cuda.amp.autocast, as torch.cuda.amp)
+__import__("sys").modules[__name__ + ".amp"] = amp

@@ -19,6 +19,7 @@ import zipfile
 import numpy as np
 
 from ._io import Archive, LoadError, atomic_write
+from .engine import dtype as _dt
 from .engine.creation import from_numpy
 from .engine.device import Device, cuda_available
 from .engine.tensor import Tensor
@@ -29,7 +30,7 @@ VERSION = 1
 _META = "labkit.json"
 _TENSOR_NAME = re.compile(r"tensors/(0|[1-9][0-9]{0,8})\.npy")
 _DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-           "uint16", "uint32", "uint64", "complex64", "complex128"}
+           "uint16", "uint32", "uint64", "complex64", "complex128", "bfloat16"}
 _MAX_DEPTH = 200
 
 
@@ -61,6 +62,8 @@ def save(obj, f):
         for i, t in enumerate(tensors):
             arr = t if isinstance(t, np.ndarray) else t.detach().cpu().numpy()
             arr = np.asarray(arr, order="C")
+            if arr.dtype.name == "bfloat16":   # stored as its 16 bits: npy has no bfloat16
+                arr = arr.view(np.uint16)
             with zf.open(f"tensors/{i}.npy", "w", force_zip64=arr.nbytes > (1 << 30)) as out:
                 np.lib.format.write_array(out, arr, allow_pickle=False)
 
@@ -200,10 +203,13 @@ def _read_array(ar, i, m):
         raise ar.fail(f"the description of tensor {i} in labkit.json is invalid")
     name = f"tensors/{i}.npy"
     info = ar.infos[name]
-    if math.prod(m["shape"]) * np.dtype(m["dtype"]).itemsize > info.file_size:
+    bits = m["dtype"] == "bfloat16"      # bfloat16 travels as uint16 (its bit pattern)
+    stored = "uint16" if bits else m["dtype"]
+    if math.prod(m["shape"]) * np.dtype(stored).itemsize > info.file_size:
         raise ar.fail(f"{name} does not hold the array of shape {tuple(m['shape'])} that "
                       "labkit.json describes")
-    return ar.npy(name, m["dtype"], m["shape"], fortran_ok=False)
+    arr = ar.npy(name, stored, m["shape"], fortran_ok=False)
+    return arr.view(_dt.bfloat16.np) if bits else arr
 
 
 def _make_tensor(arr, m, map_location, name):

@@ -399,7 +399,8 @@ def generate():
     # imported: import the ones the programs use first, so the table does not depend on what
     # else this process happened to import (pytest collects every test module before it).
     for name in ("utils.benchmark", "nn.utils.rnn", "nn.modules.linear", "autograd.functional",
-                 "autograd.function", "optim.lr_scheduler"):
+                 "autograd.function", "optim.lr_scheduler", "utils.checkpoint",
+                 "utils.tensorboard", "autograd.graph", "profiler", "amp"):
         importlib.import_module("torch." + name)
         importlib.import_module("labkit." + name)
     with warnings.catch_warnings():     # torch warns about some deprecated names it lists

@@ -39,12 +39,53 @@ bool_ = dtype("bool")
 _BY_NP = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
 
 
+class _BFloat16(dtype):
+    """bfloat16 (float32's 8 exponent bits, 7 mantissa bits): the numpy dtype of the
+    `ml_dtypes` package (JAX's), imported on first use so `import labkit` stays light.
+    Its numpy kind is 'V', not 'f': test floating point with is_float(), not kind == 'f'."""
+    __slots__ = ()
+
+    def __init__(self):
+        self.name = "bfloat16"
+        self.is_floating_point = True
+
+    @property
+    def np(self):
+        return _bfloat16_np()
+
+
+bfloat16 = _BFloat16()
+_BF16 = []   # the numpy dtype, once loaded
+
+
+def _bfloat16_np():
+    if not _BF16:
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise RuntimeError("labkit.bfloat16 needs the ml_dtypes package (pip install "
+                               "ml_dtypes), which provides numpy's bfloat16.") from None
+        np_bf16 = np.dtype(ml_dtypes.bfloat16)
+        _BF16.append(np_bf16)
+        _BY_NP[np_bf16] = bfloat16
+        from . import promotion
+        promotion.add_bfloat16(np_bf16)
+    return _BF16[0]
+
+
+def is_float(np_dtype):
+    """True for numpy's float kinds and bfloat16 (whose kind is 'V')."""
+    return np_dtype.kind == "f" or (np_dtype.kind == "V" and np_dtype.name == "bfloat16")
+
+
 def from_np(np_dtype):
     """The labkit dtype for a numpy dtype (raises a clear error for unsupported ones)."""
     d = _BY_NP.get(np_dtype)
+    if d is None and getattr(np_dtype, "name", None) == "bfloat16":
+        return bfloat16
     if d is None:
         raise TypeError(f"labkit: numpy dtype {np_dtype} is not supported; convert to float32, "
-                        "float64, int64 or bool first (e.g. array.astype('float32')).")
+                        "float64, bfloat16, int64 or bool first (e.g. array.astype('float32')).")
     return d
 
 
@@ -56,4 +97,6 @@ def to_np(d):
         return d.np
     if d is bool:
         return bool_.np
+    if d == "bfloat16" or getattr(d, "__name__", None) == "bfloat16":
+        return bfloat16.np
     return from_np(np.dtype(d)).np

@@ -317,7 +317,7 @@ def _call(cls, args, device, record):
         result = _new(Tensor)
         result._data = out
         result.device = device
-        if out.dtype.kind == "f":
+        if out.dtype.kind in "fV":   # V: bfloat16 (ml_dtypes)
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
@@ -328,6 +328,8 @@ def _call(cls, args, device, record):
         result = outputs if type(out) is tuple else outputs[0]
     if node._to_save:
         node._saved = _pack_saved(node._to_save, outputs)
+        if mode.saved_hooks is not None:   # keep only what pack returned (checkpointing)
+            node._to_save = ()
     node._seq = next(_seq)
     if process.anomaly:
         node._trace = _user_stack()
@@ -415,7 +417,7 @@ def _link_outputs(node, out, device):
                      if any(t is m or t._data is (m._data if isinstance(m, Tensor) else m)
                             for m in marked))
     for i, t in enumerate(tensors):
-        if i in non_diff or t._data.dtype.kind != "f":
+        if i in non_diff or t._data.dtype.kind not in "fV":   # V: bfloat16
             continue
         t.grad_fn = node
         t._rg = True

@@ -1,4 +1,5 @@
 """Composite functions built from primitive ops (their gradients come for free)."""
+from .autocast import autocast_op
 from .function import Function
 from .ops.common import require_float
 from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
@@ -27,6 +28,7 @@ def _same_shape(name, input, target):
             "(e.g. target.view(-1, 1) or input.squeeze(1)) so they match.")
 
 
+@autocast_op("mse_loss")
 def mse_loss(input, target, reduction="mean"):
     """Mean squared error: mean((input - target) ** 2)."""
     _same_shape("mse_loss", input, target)
@@ -34,6 +36,7 @@ def mse_loss(input, target, reduction="mean"):
     return _reduce((input - target) ** 2, reduction, "mse_loss")
 
 
+@autocast_op("l1_loss")
 def l1_loss(input, target, reduction="mean"):
     _same_shape("l1_loss", input, target)
     return _reduce((input - target).abs(), reduction, "l1_loss")
@@ -59,6 +62,7 @@ class BinaryCrossEntropyWithLogits(Function):
         return (grad * (x.sigmoid() - t) if need[0] else None), (-grad * x if need[1] else None)
 
 
+@autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Stable BCE from logits (raw scores) and targets in [0, 1]."""
     _same_shape("binary_cross_entropy_with_logits", input, target)

@@ -18,7 +18,7 @@ from .defaults import defaults
 from .tensor import Tensor
 
 _b, _i64 = np.dtype(bool), np.dtype("int64")
-_KINDS = {"b": 0, "u": 1, "i": 1, "f": 2}
+_KINDS = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}   # "V": bfloat16 (ml_dtypes)
 _NP = [d.np for d in (_dt.bool_, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64,
                       _dt.float16, _dt.float32, _dt.float64)]
 
@@ -32,6 +32,16 @@ def _pair(a, b):
 
 # (numpy dtype, numpy dtype) -> numpy dtype, for every pair labkit supports
 PROMOTE = {(a, b): _pair(a, b) for a in _NP for b in _NP}
+
+
+def add_bfloat16(bf16):
+    """Enter bfloat16 into the table when ml_dtypes loads: with float16 it gives float32 (as
+    torch: neither holds the other), with a wider float that one, with int/bool bfloat16."""
+    f16, f32 = np.dtype("float16"), np.dtype("float32")
+    PROMOTE[bf16, bf16] = bf16
+    for d in _NP:
+        p = f32 if d == f16 else (d if d.kind == "f" else bf16)
+        PROMOTE[bf16, d] = PROMOTE[d, bf16] = p
 
 
 def category(np_dtype):
@@ -109,6 +119,8 @@ def cast(x, np_dtype):
             return np.asarray(x).astype(np_dtype)[()]
     elif np_dtype.kind == "b":
         return bool(x)
+    elif np_dtype.kind == "V":       # bfloat16: numpy would promote a Python float to float32
+        return np_dtype.type(x)
     return x
 
 
@@ -119,7 +131,7 @@ def fill_value(np_dtype, value):
     kind = np_dtype.kind
     if kind == "b" or isinstance(value, (bool, np.bool_)):
         return bool(value) if kind == "b" else int(value)
-    if kind == "f":
+    if kind in "fV":     # V: bfloat16
         return float(value)
     info = np.iinfo(np_dtype)
     lo = -info.max if kind == "u" and isinstance(value, (int, np.integer)) else info.min

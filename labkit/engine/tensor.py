@@ -69,7 +69,7 @@ class Tensor:
                     f"tensor was made by {type(self.grad_fn).__name__}; use .detach() for a copy "
                     "that does not require grad.")
             return self
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fV":   # V: bfloat16
             raise RuntimeError(
                 f"requires_grad_: only floating-point tensors can require gradients, but this one "
                 f"is {self.dtype}. Make it float first: x = x.float() (or dtype=labkit.float32).")
@@ -197,7 +197,7 @@ class Tensor:
         return bool(self._data.flags.c_contiguous)
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"   # V: bfloat16
 
     @property
     def is_cuda(self):
@@ -328,6 +328,8 @@ def tensor_method(*names):
 
 def _format(t):
     arr = t._host()
+    if arr.dtype.kind == "V":          # bfloat16: printed through float32, as its values are
+        arr = arr.astype(np.float32)
     if arr.dtype.kind == "f" and arr.size:
         finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
         nonzero = finite[finite != 0]
@@ -347,7 +349,7 @@ def _format(t):
     extras = []
     if t.device.type != "cpu":
         extras.append(f"device='{t.device}'")
-    if arr.dtype not in (np.float32, np.int64, np.bool_) or (arr.size == 0 and arr.dtype != np.float32):
+    if t._data.dtype not in (np.float32, np.int64, np.bool_) or (arr.size == 0 and t._data.dtype != np.float32):
         extras.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")

@@ -3,7 +3,7 @@
     model = nn.Sequential(nn.Linear(2, 100), nn.ReLU(), nn.Linear(100, 3))
     loss = nn.CrossEntropyLoss()(model(x), y)
 """
-from . import functional, init, modules, utils  # noqa: F401
+from . import functional, init, modules, parallel, utils  # noqa: F401
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh,
                          LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)

@@ -8,6 +8,7 @@ well the query matches each key: softmax(q k^T / sqrt(d)) v.
 import math
 import warnings
 
+from ..engine.autocast import autocast_op
 from ..engine.creation import arange, zeros
 from ..engine.functional import linear, softmax
 from ..engine.ops.join import cat
@@ -36,6 +37,7 @@ def causal_mask(L, S, device=None):
     return arange(S, device=device).unsqueeze(0) <= arange(L, device=device).unsqueeze(1)
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value over the last two dims, torch's

@@ -3,6 +3,7 @@
 All are compositions of ops except binary_cross_entropy (an op, for torch's clamped logs).
 A weight multiplies each element's loss before the reduction, as in torch.
 """
+from ..engine.autocast import autocast_op
 from ..engine.functional import _reduce, _same_shape
 from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy
 from ..engine.ops.select import where
@@ -16,6 +17,7 @@ def _reduction(name, reduction, extra=()):
                          f"{', '.join(map(repr, _REDUCTIONS + extra))}).")
 
 
+@autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target): squared
     near zero, absolute (robust to outliers) far away. beta=0 is the L1 loss."""
@@ -31,6 +33,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                    "smooth_l1_loss")
 
 
+@autocast_op("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta): smooth_l1_loss times delta."""
     _reduction("huber_loss", reduction)
@@ -43,6 +46,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss if weight is None else loss * weight, reduction, "huber_loss")
 
 
+@autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-(t log x + (1 - t) log(1 - x)) for probabilities x (after a sigmoid) and targets t in
@@ -59,6 +63,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
+@autocast_op("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || model) with input = the model's log-probabilities: sum of
     target * (log target - input). log_target=True takes target as log-probabilities too.

@@ -5,6 +5,7 @@ Each is a composition of ops (mean, variance, a square root), so gradients of an
 free. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
 vector, where the plain formula x / |x| would give nan.
 """
+from ..engine.autocast import autocast_op
 from ..engine.function import Function
 from ..engine.ops.select import where
 
@@ -19,6 +20,7 @@ def _standardize(x, dims, eps):
     return (x - mean) / (var + eps).sqrt()
 
 
+@autocast_op("layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise each example over its last len(normalized_shape) dims (mean 0, variance 1),
     then scale by weight and shift by bias (both of normalized_shape)."""
@@ -45,6 +47,7 @@ def _per_channel(p, ndim):
     return p.reshape((-1,) + (1,) * (ndim - 2))
 
 
+@autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each example's channels in num_groups groups (over the group's channels and
     all spatial positions), then scale and shift per channel. Independent of the batch size."""
@@ -122,6 +125,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / _Norm.apply(input, float(p), dim % nd).clamp(min=eps)
 
 
+@autocast_op("prelu")
 def prelu(input, weight):
     """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1)."""
     if weight.numel() != 1:

@@ -435,6 +435,10 @@ class Module:
     def half(self):
         return self.to(float16)
 
+    def bfloat16(self):
+        from ..engine.dtype import bfloat16
+        return self.to(bfloat16)
+
     # --- state_dict ---------------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Name -> tensor for every parameter and persistent buffer: all a checkpoint needs

@@ -128,9 +128,48 @@ def _program(data, max_steps):
                                                                        else a[1]))
         if check_errors(what, et, el) or torch_self_inconsistent(s, name_of(tt.dtype)):
             return None
-        compare(rl, rt, what + " (value)")
+        try:
+            compare(rl, rt, what + " (value)")
+        except AssertionError:
+            if not as_close_to_exact_as_torch(rl, rt, arr, steps):
+                raise
         tt, lt = rt, rl
     return tx, lx, tt, lt, what, steps
+
+
+def as_close_to_exact_as_torch(mine, ref, arr, steps):
+    """An ill-conditioned program (sin(exp(exp(2))) in float32: exp(2)'s last bit, times exp's
+    condition number 7.4, moves exp(exp(2)) = 1618.18 by 5 ulps) turns last-bit differences into
+    1e-3: there neither library is within 1e-4 of the true answer. Replay the program in float64
+    on torch; accept labkit's float32/float16 result where it is within the dtype's tolerance of
+    that answer, or where torch's own result misses it by more than the tolerance (the program is
+    ill-conditioned at this tolerance) and labkit's error is at most 16x torch's."""
+    name = name_of(ref.dtype)
+    if name not in ("float16", "float32"):
+        return False
+    prev = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        t = torch.tensor(arr.astype(np.float64) if arr.dtype.kind in "fiub" else arr)
+        for s in steps:
+            if s[0] in ("float", "half"):
+                return False      # the program itself rounds: no float64 answer to compare with
+            t = apply(torch, s, t)
+    except Exception:   # noqa: BLE001 -- no float64 replay: compare strictly
+        return False
+    finally:
+        torch.set_default_dtype(prev)
+    if t.dtype != torch.float64 or tuple(t.shape) != tuple(ref.shape):
+        return False
+    exact = t.detach().numpy()
+    m = mine.detach().numpy().astype(np.float64)
+    r = ref.detach().numpy(force=True).astype(np.float64)
+    rtol, atol = TOL[name]
+    err_m, err_r = np.abs(m - exact), np.abs(r - exact)
+    tol = atol + rtol * np.abs(exact)
+    with np.errstate(invalid="ignore"):
+        ok = (err_m <= tol) | ((err_r > tol) & (err_m <= 16 * err_r))
+    return bool(np.all(ok | (np.isnan(m) & np.isnan(r)) | (m == r)))
 
 
 @SETTINGS
@@ -202,3 +241,15 @@ def test_second_derivatives_float64(data):
     if check_errors(what + " (second derivative)", et, el):
         return
     compare(rl, rt, what + " (second derivative)")
+
+
+def test_ill_conditioned_programs_are_judged_against_the_float64_answer():
+    """sin(exp(exp(2))) in float32: labkit and torch differ by 7e-4, both miss the float64 answer
+    by more than float32's tolerance; a result off by 0.01 more is still refused."""
+    arr, steps = np.array(2), [("exp",), ("exp",), ("sin",)]
+    t, m = torch.tensor(arr), labkit.tensor(arr)
+    for s in steps:
+        t, m = apply(torch, s, t), apply(labkit, s, m)
+    assert as_close_to_exact_as_torch(m, t, arr, steps)
+    assert not as_close_to_exact_as_torch(m + 0.01, t, arr, steps)
+    assert not as_close_to_exact_as_torch(m, t, arr, [("half",)] + steps)

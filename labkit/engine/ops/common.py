@@ -17,7 +17,7 @@ def float_data(x):
     """The array of x as floating point: float ops on int/bool tensors give the default dtype
     (float32 unless set_default_dtype changed it), as torch."""
     d = x._data
-    if d.dtype.kind != "f":
+    if d.dtype.kind not in "fV":   # V: bfloat16
         d = d.astype(defaults.float)
     return d
 
@@ -47,7 +47,7 @@ def float_operands(a, b):
     if isinstance(b, Tensor) and x is not None and x.dtype is b._data.dtype and x.dtype.kind == "f":
         return x, b._data
     dt = result_np(a, b)
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         dt = defaults.float
     return cast(a, dt), cast(b, dt)
 
@@ -55,7 +55,7 @@ def float_operands(a, b):
 def require_float(name, x):
     """torch implements some float-only ops for no integer or bool dtype: refuse as it does,
     rather than computing in float32 (code that runs here would then fail under torch)."""
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fV":
         raise NotImplementedError(
             f"{name}: not implemented for {x.dtype} tensors (as in torch). Convert first: "
             f"x.float().")
@@ -73,5 +73,5 @@ def as_tensor_like(x, ref):
         return x
     arr = ref.device.xp.asarray(x)
     if arr.dtype == _f64 and not isinstance(x, np.ndarray):
-        arr = arr.astype(ref._data.dtype if ref._data.dtype.kind == "f" else defaults.float)
+        arr = arr.astype(ref._data.dtype if ref._data.dtype.kind in "fV" else defaults.float)
     return Tensor._make(arr, ref.device)

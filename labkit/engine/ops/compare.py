@@ -69,9 +69,7 @@ def _bind(cls, dunder, reflected=None):
         return cls.apply(a, b)
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."
-    tensor_method(cls.op_name, dunder)(op)
-    if reflected:
-        setattr(Tensor, reflected, op)
+    tensor_method(cls.op_name, dunder, *([reflected] if reflected else []))(op)
     return op
 
 

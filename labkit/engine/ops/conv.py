@@ -10,6 +10,7 @@ convolutions: the same products, batched over the groups.
 conv_transpose2d is exactly conv2d's input gradient (kernels' transposed product, then fold),
 written with the same tensor ops, so it differentiates like them.
 """
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from .fold import Fold, Unfold, check_geometry, im2col, out_size, pair
@@ -69,6 +70,8 @@ class Conv2d(Function):
         ctx.geometry = (kh, kw), dilation, padding, stride
         ctx.groups = groups
         oh = out_size(x._data.shape[2], kh, stride[0], padding[0], dilation[0])
+        if y.dtype != x._data.dtype:          # bfloat16: numpy's matmul returned float32
+            y = y.astype(x._data.dtype)
         return y.reshape(n, o, oh, cols.shape[-1] // oh)
 
     @staticmethod
@@ -146,6 +149,7 @@ def _groups(name, groups):
     return groups
 
 
+@autocast_op("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Slide each of weight's out_channels kernels over input (N, C, H, W) (or (C, H, W)).
     padding is pixels, or 'valid' (none) or 'same' (output as large as the input); groups
@@ -162,6 +166,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(0) if single else out
 
 
+@autocast_op("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d over (N, C, L) sequences: a height-1 image and a height-1 kernel."""
     if not isinstance(weight, Tensor) or weight.ndim != 3:
@@ -174,6 +179,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out.squeeze(-2)
 
 
+@autocast_op("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The transpose of conv2d (what conv2d's backward does to a gradient): each input pixel

@@ -127,6 +127,7 @@ def _caster(name, d):
 
 
 for _name, _d in [("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
+                  ("bfloat16", _dt.bfloat16),
                   ("long", _dt.int64), ("int", _dt.int32), ("bool", _dt.bool_),
                   ("byte", _dt.uint8)]:
     _caster(_name, _d)

@@ -5,6 +5,7 @@ Forward keeps the softmax probabilities p it computes anyway, so backward is one
 (p - onehot(target)) * grad / N, instead of the two ops' exp, row sums and scatter. The
 gradient is itself an op with a backward, so second derivatives work.
 """
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from .common import float_data
@@ -132,6 +133,7 @@ class _CrossEntropyGrad(Function):
         return g * (p - onehot)
 
 
+@autocast_op("cross_entropy")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Softmax cross-entropy from raw scores (logits, N x C) and class indices (N,), stably.

@@ -7,6 +7,7 @@ a letter only that operand sums over (the gradient is constant along it: expand)
 repeated within the operand ('ii', a diagonal: a delta matrix puts the gradient back on it),
 and a size-1 dimension broadcast against a larger one (summed, like any broadcast).
 """
+from ..autocast import autocast_op
 import string
 
 from ..function import Function
@@ -74,7 +75,12 @@ class Einsum(Function):
         ctx.save_for_backward(*operands)
         ctx.spec, ctx.sizes = spec, sizes
         xp = operands[0].device.xp
-        return xp.asarray(xp.einsum(",".join(ins) + "->" + out, *(t._data for t in operands)))
+        arrs = [t._data for t in operands]
+        low = arrs[0].dtype if arrs and arrs[0].dtype.kind == "V" else None   # bfloat16:
+        if low is not None:                    # numpy's einsum has no loop; go through float32
+            arrs = [a.astype("float32") for a in arrs]
+        y = xp.asarray(xp.einsum(",".join(ins) + "->" + out, *arrs))
+        return y if low is None else y.astype(low)
 
     @staticmethod
     def backward(ctx, grad):
@@ -113,6 +119,7 @@ def _operand_grad(grad, operands, ins, out, i, sizes):
     return g
 
 
+@autocast_op("einsum")
 def einsum(equation, *operands):
     """Sum of products over the letters not in the output, e.g. einsum('ij,jk->ik', a, b) is
     a @ b and einsum('ii', a) the trace."""

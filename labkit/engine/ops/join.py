@@ -1,4 +1,5 @@
 """Joining and splitting: cat, stack, split, chunk."""
+from ..autocast import autocast_op
 from ..function import Function
 from ..promotion import cast, result_np
 from ..tensor import Tensor, tensor_method
@@ -102,6 +103,7 @@ class Split(Function):
         return Split.apply(x, sizes, dim + 1)
 
 
+@autocast_op("cat")
 def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = list(tensors)
@@ -123,6 +125,7 @@ def cat(tensors, dim=0):
     return Cat.apply(dim % nd, *tensors)
 
 
+@autocast_op("stack")
 def stack(tensors, dim=0):
     """Join tensors along a new dim."""
     tensors = list(tensors)

@@ -1,4 +1,5 @@
 """Matrix products: mm, matmul / @ (1-D, 2-D and batched, broadcasting batch dimensions)."""
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
@@ -33,7 +34,9 @@ class MatMul(Function):
     def forward(ctx, a, b):
         _check("matmul", a, b)
         ctx.save_for_backward(a, b)
-        return a.device.xp.matmul(a._data, b._data)
+        y = a.device.xp.matmul(a._data, b._data)
+        return y if y.dtype == a._data.dtype else y.astype(a._data.dtype)  # bfloat16: numpy
+        #                                                     accumulates and returns float32
 
     @staticmethod
     def backward(ctx, grad):
@@ -86,6 +89,7 @@ class Dot(MatMul):
 
 
 @tensor_method("mm")
+@autocast_op("mm")
 def mm(a, b):
     """Matrix product of two 2-D tensors."""
     if not isinstance(b, Tensor):
@@ -98,6 +102,7 @@ def mm(a, b):
 
 
 @tensor_method("matmul", "__matmul__")
+@autocast_op("matmul")
 def matmul(a, b):
     """a @ b: dot (1-D, 1-D), mv (2-D, 1-D), mm (2-D, 2-D), or batched with broadcasting."""
     if not isinstance(b, Tensor):

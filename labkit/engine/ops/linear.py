@@ -3,6 +3,7 @@
 One node instead of three (transpose, matmul, add) keeps the graph readable and the step fast;
 its backward is still written with tensor ops, so it can be differentiated again.
 """
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from .table import Numpy
@@ -66,7 +67,7 @@ class Linear(Function):
         y = x._data @ w._data.T
         if b is not None:
             y += b._data
-        return y
+        return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)   # bfloat16
 
     @staticmethod
     def backward(ctx, grad):
@@ -99,6 +100,7 @@ def _ones(grad):
     return Tensor._make(grad.device.xp.ones(grad._data.shape[0], grad._data.dtype), grad.device)
 
 
+@autocast_op("linear")
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (weight has shape (out_features, in_features))."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):

@@ -1,5 +1,6 @@
 """nll_loss: minus the log-probability of the right class, as one op (after log_softmax it is
 cross-entropy). Backward puts -grad (divided by N for the mean) at each row's target class."""
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from .index import Index
@@ -109,6 +110,7 @@ class _PlaceAt(Function):
         return onehot * g * scale
 
 
+@autocast_op("nll_loss")
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """-input[i, target[i]], averaged (or summed): input holds log-probabilities (N, C).
     As torch: rows whose target is ignore_index count for nothing, and `weight` (C,) scales

@@ -4,6 +4,7 @@ vector_norm is one Function whose backward is written out, so that the norm of a
 has gradient 0 (as torch) instead of the 0/0 = nan that sqrt(sum(x**2)) would give. Matrix
 norms and logsumexp are built from differentiable ops.
 """
+from ..autocast import autocast_op
 import math
 
 from ..function import Function
@@ -134,6 +135,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 @tensor_method("logsumexp")
+@autocast_op("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) along dim, without overflow (the max is taken out first)."""
     from .select import where
@@ -152,6 +154,7 @@ def logsumexp(input, dim, keepdim=False):
     return out if keepdim else out.squeeze(dims)
 
 
+@autocast_op("cdist")
 def cdist(x1, x2, p=2.0):
     """Pairwise p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M)."""
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:

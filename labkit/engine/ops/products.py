@@ -1,5 +1,6 @@
 """More products: dot, bmm, addmm, baddbmm, outer. Each checks the shapes torch checks (no
 silent broadcasting where torch refuses) and reuses matmul's Functions and gradients."""
+from ..autocast import autocast_op
 from ..tensor import Tensor, tensor_method
 from .linalg import Dot, MatMul, _check, mm
 
@@ -12,6 +13,7 @@ def _need(name, x, nd, what):
 
 
 @tensor_method("dot")
+@autocast_op("dot")
 def dot(input, other):
     """The dot product of two 1-D tensors of the same length."""
     _need("dot", input, 1, "input")
@@ -29,6 +31,7 @@ class Bmm(MatMul):
 
 
 @tensor_method("bmm")
+@autocast_op("bmm")
 def bmm(input, mat2):
     """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p); batch sizes must match."""
     _need("bmm", input, 3, "batch1")
@@ -56,12 +59,14 @@ def _broadcastable(a, shape):
 
 
 @tensor_method("addmm")
+@autocast_op("addmm")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2); input broadcasts to the product's shape."""
     return _scaled("addmm", beta, input, alpha, mm(mat1, mat2))
 
 
 @tensor_method("baddbmm")
+@autocast_op("baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * bmm(batch1, batch2)."""
     return _scaled("baddbmm", beta, input, alpha, bmm(batch1, batch2))

@@ -65,7 +65,7 @@ class Sum(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         d = x._data
-        if d.dtype.kind != "f":         # torch sums bool and every integer type in int64
+        if d.dtype.kind not in "fV":         # torch sums bool and every integer type in int64
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
 
@@ -94,7 +94,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"mean(): input dtype must be floating point, got {x.dtype}. "
                                "Convert first: x.float().mean().")
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
@@ -252,7 +252,7 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
         ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
         dims = tuple(range(x._data.ndim)) if dims is None else dims
@@ -305,7 +305,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"std(): input dtype must be floating point, got {x.dtype}.")
         n = 1
         for d in dims:
@@ -341,7 +341,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
 
 def _float_only(name, x):
     """torch checks the dtype before the dims: the same error first."""
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fV":    # V: bfloat16
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be "
                            f"floating point, got {x.dtype}. Convert first: x.float().{name}().")
 

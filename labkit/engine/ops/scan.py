@@ -4,6 +4,7 @@ a dim).
 Integer and bool inputs give int64, as torch. prod's gradient is the product of the *other*
 elements, computed without dividing by zero when some elements are zero.
 """
+from ..autocast import autocast_op
 from ..dtype import bool_
 from ..function import Function
 from ..tensor import tensor_method
@@ -130,6 +131,7 @@ def _prod(x, dims):
 
 
 @tensor_method("prod")
+@autocast_op("prod")
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product of all elements, or along one dim."""
     if dtype is not None:

@@ -1,4 +1,5 @@
 """softmax and log_softmax, computed stably (subtract the max before exp)."""
+from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import tensor_method
 from .common import float_data, require_float
@@ -91,12 +92,14 @@ def _dim(x, dim, name):
 
 
 @tensor_method("softmax")
+@autocast_op("softmax")
 def softmax(x, dim=None):
     """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1."""
     return Softmax.apply(x, _dim(x, dim, "softmax"))
 
 
 @tensor_method("log_softmax")
+@autocast_op("log_softmax")
 def log_softmax(x, dim=None):
     """log(softmax(x)) without overflow or log(0)."""
     return LogSoftmax.apply(x, _dim(x, dim, "log_softmax"))

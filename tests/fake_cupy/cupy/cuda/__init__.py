@@ -116,6 +116,9 @@ class MemoryPool:
     def free_all_blocks(self, stream=None):
         self._cached = 0
 
+    def malloc(self, nbytes):
+        return None       # the fake's buffers are numpy arrays, already made
+
     def _freed(self, key):
         self._cached += _device.pop(key)[1]
 
@@ -146,7 +149,20 @@ def _track(registry, pool, root):
 
 
 def _track_device(root):
+    new = id(root) not in _device
     _track(_device, memory_pool, root)
+    if new and _allocator is not None:     # what cupy.cuda.set_allocator's function sees
+        _allocator(root.nbytes)
+
+
+_allocator = None
+
+
+def set_allocator(allocator=None):
+    """Route every device allocation through allocator(nbytes) (here: called after the
+    bookkeeping, so it sees the bytes in use including the new buffer)."""
+    global _allocator
+    _allocator = allocator
 
 
 def _track_pinned(root):
