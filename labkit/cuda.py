@@ -202,8 +202,8 @@ class Event:
         return f"<labkit.cuda.Event enable_timing={self.enable_timing} recorded={self._recorded}>"
 
 
-__all__ = ["AcceleratorError", "Event", "current_device", "device_count", "empty_cache", "get_device_name",
-           "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
+__all__ = ["AcceleratorError", "Event", "current_device", "device_count", "empty_cache",
+           "get_device_name", "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
            "memory_reserved", "synchronize"]
 
 

@@ -134,8 +134,9 @@ def _trainable_verdicts(n_trainable, model, hidden):
                       sum(p.numel() for p in model.parameters() if p.requires_grad))
 
 
-def check_n_trainable(n_trainable):
-    """Print whether n_trainable is the number of trained numbers."""
+def check_n_trainable(n_trainable, model=None):
+    """Print whether n_trainable is the number of trained numbers (the model is for the
+    hidden tests)."""
     return show(first_failure(_trainable_verdicts(n_trainable, None, False)))
 
 
