@@ -552,3 +552,20 @@ def test_second_derivative_through_sign_stays_zero_when_upstream_is_inf():
             (g,) = lib.autograd.grad((x.abs() / 0).sum(), x, create_graph=True)
             (gg,) = lib.autograd.grad(g.sum(), x)
         assert gg.shape == (3,) and float((gg + 0).abs().sum()) == 0.0   # torch: lazy zeros
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("p", [0.5, -0.5])
+def test_pow_half_is_sqrt_as_torch_not_ieee_pow(dtype, p):
+    """torch computes x ** 0.5 and x ** -0.5 as sqrt and 1 / sqrt (IEEE pow differs at -0. and
+    -inf: (-0.) ** -0.5 is -inf in torch, +inf in pow); the fuzzer found it through a gradient
+    of (-x) ** 0.5 at x = 0. float16 is the exception: torch's float16 kernel calls pow."""
+    vals = [-0.0, 0.0, 4.0, -4.0, float("inf"), float("-inf"), 2.0, 3.0]
+    mine = labkit.tensor(vals, dtype=getattr(labkit, dtype)) ** p
+    ref = torch.tensor(vals, dtype=getattr(torch, dtype)) ** p
+    np.testing.assert_array_equal(mine.float().numpy(), ref.float().numpy())
+    x = labkit.tensor([0.0, 2.0], dtype=getattr(labkit, dtype), requires_grad=True)
+    xt = torch.tensor([0.0, 2.0], dtype=getattr(torch, dtype), requires_grad=True)
+    (g,) = labkit.autograd.grad(((-x) ** p).sum(), [x])
+    (gt,) = torch.autograd.grad(((-xt) ** p).sum(), [xt])
+    np.testing.assert_array_equal(g.float().numpy(), gt.float().numpy())

@@ -164,12 +164,15 @@ class Pow(Function):
     """x ** p for a Python number p."""
     node_name = "PowBackward0"
     arity, elementwise = 2, True
-    numpy = Numpy(_pow_numpy, calls=("power",) + tuple(POW_FAST.values()))
+    numpy = Numpy(_pow_numpy, when=lambda node: node.args[1] != -0.5,
+                  calls=("power",) + tuple(POW_FAST.values()))
 
     @staticmethod
     def cuda(ops, node, ctype):
         if POW_FAST.get(node.args[1]) == "square":
             return f"({ops[0]} * {ops[0]})"
+        if node.args[1] in (0.5, -0.5):       # as the forward: sqrt, not IEEE pow
+            return f"{'sqrt' if node.args[1] > 0 else 'rsqrt'}({ops[0]})"
         return f"pow({ops[0]}, {ops[1]})"
 
     @staticmethod
@@ -189,6 +192,11 @@ class Pow(Function):
                     f"** {p}). Make the tensor float first: x.float() ** {p}.")
             if x.dtype.kind == "b":
                 x = x.astype("int64")
+        elif p in (0.5, -0.5) and x.dtype != "float16" and not isinstance(p, bool):
+            # as torch's kernels (but float16's): sqrt and 1 / sqrt, not IEEE pow, so
+            # (-0.) ** -0.5 is -inf and (-inf) ** 0.5 is nan (IEEE pow: +inf for both)
+            xp = a.device.xp
+            return xp.sqrt(x) if p > 0 else xp.reciprocal(xp.sqrt(x))
         return x ** y
 
     @staticmethod
