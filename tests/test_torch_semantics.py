@@ -569,3 +569,12 @@ def test_pow_half_is_sqrt_as_torch_not_ieee_pow(dtype, p):
     (g,) = labkit.autograd.grad(((-x) ** p).sum(), [x])
     (gt,) = torch.autograd.grad(((-xt) ** p).sum(), [xt])
     np.testing.assert_array_equal(g.float().numpy(), gt.float().numpy())
+
+
+@pytest.mark.parametrize("idx", [5, (0, 0), slice(None, None, -1), [5]], ids=str)
+def test_setitem_refuses_an_overflowing_number_before_reading_the_index(idx):
+    """x[idx] = 300 on int8: torch reports the overflow first, whatever is wrong with idx."""
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch.zeros(3, dtype=torch.int8)[idx] = 300
+    with pytest.raises(RuntimeError, match="overflow"):
+        labkit.zeros(3, dtype=labkit.int8)[idx] = 300

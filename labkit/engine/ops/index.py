@@ -293,15 +293,15 @@ def _guard(out, raw):
 def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
+    if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
+        value = fill_value(x._data.dtype, value)   # refused before the index is read
     idx = _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
-    if not isinstance(value, Tensor):
-        value = fill_value(x._data.dtype, value)
-    elif value.dtype != x.dtype and _int_array_index(idx):
+    if isinstance(value, Tensor) and value.dtype != x.dtype and _int_array_index(idx):
         _get(x._data, idx)                   # an out-of-range index is reported first, as torch
         raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
                            f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
