@@ -578,3 +578,37 @@ def test_setitem_refuses_an_overflowing_number_before_reading_the_index(idx):
         torch.zeros(3, dtype=torch.int8)[idx] = 300
     with pytest.raises(RuntimeError, match="overflow"):
         labkit.zeros(3, dtype=labkit.int8)[idx] = 300
+
+
+CLONE_LAYOUTS = {
+    "expand-of-t": ((2, 3), lambda x: x.t().expand(2, 3, 2)),
+    "expand": ((3, 2), lambda x: x.expand(2, 3, 2)),
+    "expand-lead": ((2, 3), lambda x: x.t()[None].expand(4, 3, 2)),
+    "expand-last": ((3, 1), lambda x: x.expand(3, 4)),
+    "t-sliced": ((2, 3), lambda x: x.t()[::2]),
+    "permute": ((2, 3, 4), lambda x: x.permute(2, 0, 1)),
+    "permute-sliced": ((2, 3, 4), lambda x: x.permute(1, 2, 0)[:, ::2]),
+    "size-1": ((4, 1, 3), lambda x: x.permute(2, 1, 0)),
+    "mid-expand": ((2, 3), lambda x: x.t().unsqueeze(1).expand(3, 4, 2)),
+    "diagonal": ((3, 3), lambda x: x.diagonal()[None].expand(2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", CLONE_LAYOUTS)
+def test_clone_strides_as_torch_preserve_format(case):
+    """clone() lays memory out as torch's preserve_format (ATen's infer_dense_strides), also for
+    expanded inputs, so a later view() succeeds or fails as in torch (fuzzer: t, expand, view)."""
+    shape, f = CLONE_LAYOUTS[case]
+    n = int(np.prod(shape))
+    ref = f(torch.arange(float(n)).reshape(shape)).clone()
+    mine = f(labkit.arange(float(n)).reshape(shape)).clone()
+    assert mine.stride() == ref.stride()
+    assert mine.tolist() == ref.tolist()
+    ok = []
+    for t in (ref, mine):
+        try:
+            t.view(-1)
+            ok.append(True)
+        except RuntimeError:
+            ok.append(False)
+    assert ok[0] == ok[1]

@@ -252,6 +252,32 @@ class Unsqueeze(Function):
         return Unsqueeze.apply(x, dim + 1)
 
 
+def dense_order(shape, strides):
+    """The dims from outermost to innermost of the dense copy torch's preserve_format makes
+    (ATen's infer_dense_strides): an insertion sort by stride that leaves stride-0 (expanded)
+    dims where they are, so x.t().expand(2, 3, 2).clone() has strides (6, 1, 3), not (6, 2, 1)."""
+    perm = list(range(len(shape) - 1, -1, -1))       # innermost first
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm[::-1]
+
+
 class Clone(Function):
     """A copy. order "K" keeps the input's layout (torch's preserve_format: a transposed
     input's clone is transposed in memory too, so x.t().clone().view(-1) fails as in torch);
@@ -264,9 +290,13 @@ class Clone(Function):
     @staticmethod
     def forward(ctx, x, order="K"):
         d = x._data
-        if order == "K" and any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
-            order = "C"       # an expanded input: torch's copy is contiguous
-        return d.copy(order=order)
+        if order != "K" or d.flags.c_contiguous or d.size == 0:
+            return d.copy(order=order)
+        perm = dense_order(d.shape, d.strides)        # outermost dim first
+        out = x.device.xp.empty([d.shape[i] for i in perm], d.dtype)
+        out = out.transpose([perm.index(i) for i in range(d.ndim)])
+        out[...] = d
+        return out
 
     @staticmethod
     def backward(ctx, grad):
