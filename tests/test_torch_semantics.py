@@ -612,3 +612,12 @@ def test_clone_strides_as_torch_preserve_format(case):
         except RuntimeError:
             ok.append(False)
     assert ok[0] == ok[1]
+
+
+def test_masked_fill_of_a_transposed_tensor_is_contiguous_as_torch():
+    """torch's masked_fill fills a contiguous copy (fuzzer: t, masked_fill, view(-1))."""
+    for L in (torch, labkit):
+        x = L.arange(4.0).reshape(2, 2).t()
+        y = x.masked_fill(L.tensor(False), L.tensor(-2.5))
+        assert y.is_contiguous()
+        assert y.view(-1).tolist() == [0.0, 2.0, 1.0, 3.0]

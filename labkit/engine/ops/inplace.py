@@ -286,7 +286,10 @@ def masked_fill(x, mask, value):
     filled with 1.5 stays bool)."""
     from .select import where
     _check_mask("masked_fill", mask)
-    return where(mask, _fill_value(x, value), x)
+    out = where(mask, _fill_value(x, value), x)
+    if not out._data.flags.c_contiguous:     # torch fills a contiguous copy of x (x.t().masked_fill
+        out._data = out.device.xp.ascontiguousarray(out._data)   # (...).view(-1) works there)
+    return out
 
 
 def _check_mask(name, mask):
