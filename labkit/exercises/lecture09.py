@@ -5,35 +5,8 @@ tries other inputs, which the student does not see.
 import numpy as np
 
 from . import Verdict, compare
-
-
-def _not_done(name):
-    return Verdict(False, f"not done yet: `{name}` still gives the placeholder None; write "
-                          "your code where it says `# your code`, and run the cell again.")
-
-
-def _call(name, fn, *args):
-    if fn is None or fn is Ellipsis or not callable(fn):
-        return None, Verdict(False, f"`{name}` should be a function; got {fn!r}.")
-    try:
-        return fn(*args), None
-    except Exception as err:  # noqa: BLE001 (any error is a student-facing message)
-        return None, Verdict(False, f"{name}{args} raised {type(err).__name__}: {err}")
-
-
-def _first_failure(verdicts):
-    last = Verdict(True, "correct.")
-    for v in verdicts:
-        if not v:
-            return v
-        last = v
-    return last
-
-
-def _show(verdict):
-    mark = "✓ " if verdict.ok else "… " if verdict.message.startswith("not done") else "✗ "
-    print(mark + verdict.message)
-    return verdict
+from ._support import call as _call, first_failure as _first_failure, not_done as _not_done
+from ._support import show as _show
 
 
 # Exercise 1: the bytes of training state (parameters, gradients, optimizer state)
