@@ -461,11 +461,19 @@ def test_setitem_with_a_value_that_requires_grad():
     same(*res)
 
 
-@pytest.mark.parametrize("kw", [{}, {"ignore_index": 1}, {"label_smoothing": 0.1},
-                                {"weight": [1.0, 2.0, 0.5]}, {"reduction": "sum", "ignore_index": 0},
-                                {"weight": [1.0, 2.0, 0.5], "label_smoothing": 0.2},
-                                {"reduction": "none", "weight": [1.0, 2.0, 0.5], "ignore_index": 2}])
-def test_cross_entropy_options(kw):
+LOSS_OPTIONS = [
+    ("cross_entropy", {}), ("cross_entropy", {"ignore_index": 1}),
+    ("cross_entropy", {"label_smoothing": 0.1}), ("cross_entropy", {"weight": [1.0, 2.0, 0.5]}),
+    ("cross_entropy", {"reduction": "sum", "ignore_index": 0}),
+    ("cross_entropy", {"weight": [1.0, 2.0, 0.5], "label_smoothing": 0.2}),
+    ("cross_entropy", {"reduction": "none", "weight": [1.0, 2.0, 0.5], "ignore_index": 2}),
+    ("nll_loss", {}), ("nll_loss", {"ignore_index": 1}), ("nll_loss", {"weight": [1.0, 2.0, 0.5]}),
+    ("nll_loss", {"reduction": "none", "ignore_index": 0}),
+]
+
+
+@pytest.mark.parametrize("loss,kw", LOSS_OPTIONS)
+def test_classification_loss_options(loss, kw):
     x = np.random.default_rng(0).standard_normal((4, 3))
     t = np.array([0, 1, 2, kw.get("ignore_index", -100)])   # the last row is ignored
     res = []
@@ -474,25 +482,7 @@ def test_cross_entropy_options(kw):
         k = dict(kw)
         if "weight" in k:
             k["weight"] = L.tensor(np.array(k["weight"]))
-        y = L.nn.functional.cross_entropy(xi, L.tensor(t), **k)
-        y.backward(L.ones_like(y))
-        res.append((y, xi.grad))
-    same(res[0][0], res[1][0])
-    same(res[0][1], res[1][1])
-
-
-@pytest.mark.parametrize("kw", [{}, {"ignore_index": 1}, {"weight": [1.0, 2.0, 0.5]},
-                                {"reduction": "none", "ignore_index": 0}])
-def test_nll_loss_options(kw):
-    x = np.random.default_rng(0).standard_normal((4, 3))
-    t = np.array([0, 1, 2, kw.get("ignore_index", -100)])   # the last row is ignored
-    res = []
-    for L in (labkit, torch):
-        xi = L.tensor(x, requires_grad=True)
-        k = dict(kw)
-        if "weight" in k:
-            k["weight"] = L.tensor(np.array(k["weight"]))
-        y = L.nn.functional.nll_loss(xi, L.tensor(t), **k)
+        y = getattr(L.nn.functional, loss)(xi, L.tensor(t), **k)
         y.backward(L.ones_like(y))
         res.append((y, xi.grad))
     same(res[0][0], res[1][0])
