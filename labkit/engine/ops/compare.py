@@ -109,6 +109,8 @@ class _Test(Function):
     def forward(cls, ctx, a):
         return getattr(a.device.xp, cls.fn)(a._data)
 
+    vmap = classmethod(rules.elementwise)
+
 
 class IsNan(_Test):
     fn = "isnan"

@@ -22,8 +22,9 @@ class Cat(Function):
         ctx.dim = dim
         ctx.sizes = [t._data.shape[dim] for t in tensors]
         dt = result_np(*tensors)   # as torch: int with float gives float32, not numpy's float64
-        try:
-            return tensors[0].device.xp.concatenate([cast(t, dt) for t in tensors], axis=dim)
+        xp = tensors[0].device.xp
+        try:   # C order: numpy keeps its inputs' (Fortran) order, torch's cat is contiguous
+            return xp.ascontiguousarray(xp.concatenate([cast(t, dt) for t in tensors], axis=dim))
         except ValueError:
             raise RuntimeError(
                 f"cat: tensors must have the same shape except in dim {dim}, got "
@@ -58,7 +59,8 @@ class Stack(Function):
             raise RuntimeError(f"stack: all tensors must have the same shape, got "
                                f"{', '.join(str(tuple(t.shape)) for t in tensors)}.")
         dt = result_np(*tensors)
-        return tensors[0].device.xp.stack([cast(t, dt) for t in tensors], axis=dim)
+        xp = tensors[0].device.xp   # C order, as torch's stack (numpy keeps a Fortran order)
+        return xp.ascontiguousarray(xp.stack([cast(t, dt) for t in tensors], axis=dim))
 
     @staticmethod
     def backward(ctx, grad):

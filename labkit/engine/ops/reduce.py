@@ -32,6 +32,12 @@ def _dims(dim, ndim, empty_is_all=True):
     return tuple(sorted(out))
 
 
+def _opmath(d):
+    """float16 and bfloat16 arrays as float32, the type torch accumulates them in (its opmath
+    type): numpy keeps float16 squares and running sums in float16, where they overflow."""
+    return d.astype("float32") if d.dtype.itemsize == 2 and d.dtype.kind in "fV" else d
+
+
 def _expand_back(grad, shape, dims, keepdim):
     """Re-insert reduced dims (when not kept) and broadcast the gradient to the input shape."""
     if not keepdim and dims and len(shape):
@@ -136,13 +142,11 @@ class Amax(Function):
     @staticmethod
     def backward(ctx, grad):
         x, y = ctx.saved_tensors
-        y = y.detach().reshape(ctx.keep_shape)
-        hit = x == y
-        if ctx.nan_wins and bool(x.device.xp.isnan(y._data).any()):
-            hit = hit | (x.isnan() & y.isnan())
-        hit = hit.to(x.dtype)
-        share = hit / hit.sum(ctx.dims, keepdim=True)
-        return grad.reshape(ctx.keep_shape) * share, None, None
+        if ctx.nan_wins:     # max() / min(): torch's evenly_distribute_backward
+            return evenly_distribute(grad, x, y.detach()), None, None
+        # torch's scale_grad_by_count: (grad / count) * mask, so 0 * inf is nan here (as torch)
+        mask = (x == y.detach().reshape(ctx.keep_shape)).to(x.dtype)
+        return grad.reshape(ctx.keep_shape) / mask.sum(ctx.dims, keepdim=True) * mask, None, None
 
 
     @classmethod
@@ -169,6 +173,16 @@ def _check_nonempty(name, x, dims, exc=RuntimeError):
             raise IndexError(f"{name}(): expected reduction dim {d} to have non-zero size, but the "
                              f"input has shape {tuple(shape)}. Reduce over another dim, or check "
                              "the input is not empty.")
+
+
+def evenly_distribute(grad, x, y):
+    """The gradient of a whole-tensor max/min/median y (0-d): grad / count at the elements
+    equal to y (at the nans when y is nan), 0 elsewhere. Filled in, as torch's CPU
+    evenly_distribute_backward, not multiplied by a mask: an inf gradient gives 0, not nan,
+    at the other elements (sqrt(x.max()) at max 0)."""
+    from .select import where
+    mask = (x == y) | (x.isnan() & y.isnan())   # tensor ops only: vmap batches it
+    return where(mask, grad / mask.sum(), 0.0)
 
 
 class Amin(Amax):
@@ -246,6 +260,22 @@ class _GatherAlong(Function):
         return _ScatterAlong.apply(grad, ctx.idx, ctx.shape, ctx.dim), None, None
 
 
+def _var_backward(ctx, grad, x):
+    """torch's var_backward: 2 / (n - correction) * grad * (x - mean). Over the whole tensor
+    (no dim, or 0-d) with n <= correction it is grad * (nan where x equals the mean, else inf),
+    constant in x; along dims 2 / 0 is inf and a negative n - correction stays negative."""
+    from .select import where
+    dof = ctx.dof
+    if ctx.whole:
+        if dof <= 0:
+            xd = x.detach()
+            return grad * where(xd == xd.mean(), float("nan"), float("inf")).to(x.dtype)
+        return grad * (2.0 / dof) * (x - x.mean())
+    kept = tuple(1 if i in ctx.dims else s for i, s in enumerate(x.shape))
+    g = grad if ctx.keepdim else grad.reshape(kept)
+    return g * (2.0 / dof if dof else float("inf")) * (x - x.mean(ctx.dims, keepdim=True))
+
+
 class Var(Function):
     """Variance with `correction` (1 = unbiased, torch's default)."""
     node_name = "VarBackward0"
@@ -261,24 +291,13 @@ class Var(Function):
             n *= x._data.shape[d]
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
-        return x.device.xp.asarray(x._data.var(axis=dims, ddof=correction, keepdims=keepdim))
+        v = _opmath(x._data).var(axis=dims, ddof=correction, keepdims=keepdim)
+        return x.device.xp.asarray(v).astype(x._data.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        centered = x - x.mean(ctx.dims, keepdim=True)
-        g = _expand_back(grad, x.shape, ctx.dims, ctx.keepdim)
-        dof = ctx.dof
-        if dof > 0:
-            return g * centered * (2.0 / dof), None, None, None
-        # correction >= n, where torch 2.13 is not self-consistent; we copy it: reducing the
-        # whole tensor, the gradient is +inf (nan where x equals the mean); along dims it is
-        # 2 / dof * (x - mean), with dof = n - correction (inf at 0, negative below)
-        if ctx.whole:    # torch's formula here does not depend on x: no second derivative
-            return g * (centered.detach().abs() * float("inf")), None, None, None
-        if dof == 0:     # 2 / 0 = inf times (x - mean): torch's second derivative is nan
-            return g * (centered * float("inf")), None, None, None
-        return g * centered * (2.0 / dof), None, None, None
+        return _var_backward(ctx, grad, x), None, None, None
 
     @classmethod
     def jvp(cls, args, tangents, out):
@@ -307,23 +326,25 @@ class Std(Function):
     def forward(ctx, x, dims, correction, keepdim):
         if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"std(): input dtype must be floating point, got {x.dtype}.")
+        ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
+        dims = tuple(range(x._data.ndim)) if dims is None else dims
         n = 1
         for d in dims:
             n *= x._data.shape[d]
-        y = x.device.xp.asarray(x._data.std(axis=dims, ddof=correction, keepdims=keepdim))
+        y = _opmath(x._data).std(axis=dims, ddof=correction, keepdims=keepdim)
+        y = x.device.xp.asarray(y).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(x, y)
-        ctx.dims, ctx.keepdim, ctx.denom = dims, keepdim, float(builtins.max(n - correction, 0))
+        ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
         return y
 
     @staticmethod
     def backward(ctx, grad):
+        """torch's std_backward: var's backward of grad / (2 std), 0 where std is 0."""
         from .select import where
         x, y = ctx.saved_tensors
-        centered = x - x.mean(ctx.dims, keepdim=True)
-        zero = y == 0  # constant input: torch gives gradient 0 there, not 0/0
-        g = _expand_back(where(zero, 0.0, grad / where(zero, 1.0, y)), x.shape, ctx.dims,
-                         ctx.keepdim)
-        return g * centered * (1.0 / ctx.denom if ctx.denom else float("nan")), None, None, None
+        zero = y == 0
+        return _var_backward(ctx, where(zero, 0.0, grad / where(zero, 1.0, y * 2)), x), None, \
+            None, None
 
     jvp = classmethod(Var.jvp.__func__)   # the variance's tangent, then d sqrt
     vmap = classmethod(rules.dims_after_batch)
@@ -419,7 +440,8 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):            # x.std(False): the old positional `unbiased`
         dim, unbiased = None, dim
     _float_only("std", x)
-    return Std.apply(x, _dims(dim, x._data.ndim), _correction(unbiased, correction), keepdim)
+    return Std.apply(x, None if dim is None else _dims(dim, x._data.ndim),
+                     _correction(unbiased, correction), keepdim)
 
 
 class ArgMax(Function):

@@ -8,7 +8,7 @@ from ..autocast import autocast_op
 from ..dtype import bool_
 from ..function import Function
 from ..tensor import tensor_method
-from .reduce import _dims
+from .reduce import _dims, _opmath
 
 
 def _int64(d):
@@ -35,7 +35,7 @@ class CumSum(Function):
         d = _int64(x._data)
         if d.ndim == 0:
             return d.copy()
-        return x.device.xp.cumsum(d, axis=dim)
+        return x.device.xp.cumsum(_opmath(d), axis=dim).astype(d.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -59,7 +59,8 @@ class CumProd(Function):
     @staticmethod
     def forward(ctx, x, dim):
         d = _int64(x._data)
-        y = d.copy() if d.ndim == 0 else x.device.xp.cumprod(d, axis=dim)
+        y = d.copy() if d.ndim == 0 else \
+            x.device.xp.cumprod(_opmath(d), axis=dim).astype(d.dtype, copy=False)
         ctx.save_for_backward(x, y)
         ctx.dim = dim
         return y

@@ -11,7 +11,7 @@ from ..creation import arange, linspace
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .join import stack
-from .reduce import _dims
+from .reduce import _dims, evenly_distribute
 from .select import where
 
 kthvalue_t = namedtuple("kthvalue", ["values", "indices"])
@@ -263,8 +263,44 @@ class MedianPosition(Function):
         return xp.asarray(pos).astype("int64")
 
 
+class MedianAll(Function):
+    """The lower median of all elements (nan if any is nan; nanmedian: of the non-nan ones).
+    Ties share the gradient evenly, as torch's median() (not median(dim), which picks one)."""
+    node_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, x, ignore_nan):
+        xp = x.device.xp
+        a = x._data.reshape(-1)
+        if a.dtype.kind in "fV":
+            nan = xp.isnan(a)
+            if ignore_nan:
+                a = a[~nan]
+            elif bool(nan.any()):
+                a = a[:0]
+        y = xp.sort(a)[(a.size - 1) // 2] if a.size else xp.asarray(float("nan"), x._data.dtype)
+        y = xp.asarray(y)
+        ctx.save_for_backward(x, y)    # the output too: an in-place change to it is caught
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        return evenly_distribute(grad, x, y.detach()), None
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        x, t = args[0], tangents[0]
+        if t is None:
+            return None
+        mask = (x == out) | (x.isnan() & out.isnan())
+        return where(mask, t, 0.0).sum() / mask.sum()
+
+
 def _median(input, dim, keepdim, ignore_nan, name):
     if dim is None:
+        if input.numel():
+            return MedianAll.apply(input, ignore_nan)
         x = input.reshape(-1)
     else:
         d = _dim(dim, input, name)
