@@ -133,7 +133,8 @@ UNARY = ["neg", "abs", "sign", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigm
          "float", "double", "long", "half", "bool", "clone", "contiguous"]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "ge",
           "where", "add_alpha", "masked_fill", "clamp"]
-REDUCE = ["sum", "mean", "amax", "amin", "var", "std", "max_dim", "argmax", "max", "any"]
+REDUCE = ["sum", "mean", "amax", "amin", "var", "std", "max_dim", "argmax", "max", "any",
+          "min", "median", "min_dim", "median_dim", "cumsum", "logsumexp"]
 VIEW = ["reshape", "view", "transpose", "permute", "t", "T", "mT", "unsqueeze", "squeeze",
         "squeeze_dim", "flatten", "expand", "split", "chunk", "cat", "stack", "index"]
 INPLACE = ["iadd_view", "imul_view", "zero_view", "clamp_view", "setitem", "fill_view"]
@@ -162,11 +163,11 @@ def step(draw, shape, dtype):
     if group == "reduce":
         name = draw(st.sampled_from(REDUCE))
         keep = draw(st.booleans())
-        if name in ("max_dim", "argmax"):
+        if name in ("max_dim", "argmax", "min_dim", "median_dim", "cumsum"):
             d = draw(st.one_of(st.none(), st.integers(-max(nd, 1), max(nd, 1) - 1))) \
                 if name == "argmax" else draw(st.integers(-max(nd, 1), max(nd, 1) - 1))
             return (name, d, keep)
-        if name == "max":
+        if name in ("max", "min", "median"):
             return (name,)
         return (name, dim_forms(draw, nd), keep)
     if group == "view":
@@ -285,12 +286,16 @@ def apply(L, s, t):
         if dim is None:
             return getattr(t, name)()
         return getattr(t, name)(dim, keepdim=keep)
-    if name == "max_dim":
-        return t.max(s[1], s[2]).values
+    if name in ("max_dim", "min_dim", "median_dim"):
+        return getattr(t, name[:-4])(s[1], s[2]).values
+    if name == "cumsum":
+        return t.cumsum(s[1])
+    if name == "logsumexp":
+        return t.logsumexp(() if s[1] is None else s[1], s[2])   # dim is required: None is ()
     if name == "argmax":
         return t.argmax(s[1], s[2])
-    if name == "max":
-        return t.max()
+    if name in ("max", "min", "median"):
+        return getattr(t, name)()
     if name in ("reshape", "view"):
         return getattr(t, name)(*s[1]) if s[1] else getattr(t, name)(())
     if name == "transpose":

@@ -44,6 +44,16 @@ def torch_bug(steps):
 
 
 
+def torch_refuses_by_bug(step, t_err):
+    """logsumexp with dim=() or [] (every dim) and keepdim=False: torch 2.13 reduces with the
+    dims kept, then fails to write the [1, ...] result into its [] output ("output with shape []
+    doesn't match the broadcast shape [1]"), an internal error (keepdim=True works); labkit
+    returns the reduction over every dim. Not compared."""
+    return (step[0] == "logsumexp" and (step[1] is None or (isinstance(step[1], (tuple, list))
+                                                            and not step[1]))
+            and not step[2] and t_err is not None and "broadcast shape" in str(t_err))
+
+
 def torch_self_inconsistent(step, dtype):
     """x ** 0.5 at -inf: torch's float16 kernel computes pow (inf), its float32/64 kernels sqrt
     (nan), and labkit computes sqrt for every dtype; torch disagrees with itself, so this one
@@ -127,7 +137,8 @@ def _program(data, max_steps):
         what = f"x{shape} {dtype}, steps {steps}"
         (rt, et), (rl, el) = run_both(lambda L, s=s, a=(tt, lt): apply(L, s, a[0] if L is torch
                                                                        else a[1]))
-        if check_errors(what, et, el) or torch_self_inconsistent(s, name_of(tt.dtype)):
+        if torch_refuses_by_bug(s, et) or check_errors(what, et, el) or \
+                torch_self_inconsistent(s, name_of(tt.dtype)):
             return None
         low = least_precise(low, rt.dtype)
         try:
@@ -238,7 +249,7 @@ def test_second_derivatives_float64(data):
         what = f"x{shape} float64, steps {steps}"
         (rt, et), (rl, el) = run_both(lambda L, s=s, a=(tt, lt): apply(L, s, a[0] if L is torch
                                                                        else a[1]))
-        if check_errors(what, et, el):
+        if torch_refuses_by_bug(s, et) or check_errors(what, et, el):
             return
         compare(rl, rt, what + " (value)")
         tt, lt = rt, rl

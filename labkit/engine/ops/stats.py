@@ -8,6 +8,7 @@ import math
 from collections import namedtuple
 
 from ..creation import arange, linspace
+from ..dtype import bool_
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .join import stack
@@ -76,6 +77,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along dim (k from 1) and its index."""
     d = _dim(dim, input, "kthvalue")
     n = input.shape[d] if input.ndim else 1
+    if input.ndim:
+        _no_bool("kthvalue", input)
+    if n == 0:
+        raise IndexError(f"kthvalue(): expected reduction dim {d} to have non-zero size, got "
+                         f"shape {tuple(input.shape)}.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: "
                            f"k={k}, but the dim has {n} elements (k counts from 1).")
@@ -278,7 +284,9 @@ class MedianAll(Function):
                 a = a[~nan]
             elif bool(nan.any()):
                 a = a[:0]
-        y = xp.sort(a)[(a.size - 1) // 2] if a.size else xp.asarray(float("nan"), x._data.dtype)
+        # nothing to take: nan, cast to the dtype as torch casts it (int64 min for int64)
+        y = xp.sort(a)[(a.size - 1) // 2] if a.size else \
+            xp.asarray(float("nan")).astype(x._data.dtype)
         y = xp.asarray(y)
         ctx.save_for_backward(x, y)    # the output too: an in-place change to it is caught
         return y
@@ -297,20 +305,21 @@ class MedianAll(Function):
         return where(mask, t, 0.0).sum() / mask.sum()
 
 
+def _no_bool(name, input):
+    if input.dtype == bool_:
+        raise NotImplementedError(f"{name}(): not implemented for bool tensors (as in torch). "
+                                  f"Convert first: x.long().{name}(...).")
+
+
 def _median(input, dim, keepdim, ignore_nan, name):
+    _no_bool(name, input)
     if dim is None:
-        if input.numel():
-            return MedianAll.apply(input, ignore_nan)
-        x = input.reshape(-1)
-    else:
-        d = _dim(dim, input, name)
-        x = input.permute(*[i for i in range(input.ndim) if i != d], d) if input.ndim else \
-            input.reshape(1)
+        return MedianAll.apply(input, ignore_nan)
+    d = _dim(dim, input, name)
+    x = input.permute(*[i for i in range(input.ndim) if i != d], d) if input.ndim else \
+        input.reshape(1)
     n = x.shape[-1]
     if n == 0:
-        if dim is None:
-            return where(input.reshape(-1).isnan().any(), 0.0, float("nan")).to(input.dtype) \
-                if input.is_floating_point() else input.sum()
         raise IndexError(f"{name}(): expected a non-empty dim {dim} to reduce, got shape "
                          f"{tuple(input.shape)}.")
     s, order = _sort(x, x.ndim - 1)
