@@ -219,6 +219,16 @@ def test_median_and_kthvalue_refuse_bool_as_torch(call):
         with pytest.raises(NotImplementedError):
             call(L.tensor([True, False, True]))
     same(labkit.tensor(True).kthvalue(1).values, torch.tensor(True).kthvalue(1).values)
+    # torch answers an empty tensor before it checks the dtype: nan cast to bool, or IndexError
+    for op in ("median", "nanmedian"):
+        same(getattr(labkit.zeros(0, 2, dtype=labkit.bool), op)(),
+             getattr(torch.zeros(0, 2, dtype=torch.bool), op)())
+    for L in (torch, labkit):
+        for call, exc in [(lambda x: x.median(0), IndexError), (lambda x: x.median(1),
+                          NotImplementedError), (lambda x: x.kthvalue(1, 0), IndexError),
+                          (lambda x: x.kthvalue(1, 1), NotImplementedError)]:
+            with pytest.raises(exc):
+                call(L.zeros(0, 2, dtype=L.bool))
 
 
 def test_kthvalue_on_an_empty_dim_raises_index_error_as_torch():

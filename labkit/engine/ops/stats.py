@@ -77,11 +77,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along dim (k from 1) and its index."""
     d = _dim(dim, input, "kthvalue")
     n = input.shape[d] if input.ndim else 1
-    if input.ndim:
-        _no_bool("kthvalue", input)
     if n == 0:
         raise IndexError(f"kthvalue(): expected reduction dim {d} to have non-zero size, got "
                          f"shape {tuple(input.shape)}.")
+    if input.ndim:           # a 0-d tensor is its own k-th value, bool or not (torch)
+        _no_bool("kthvalue", input)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}: "
                            f"k={k}, but the dim has {n} elements (k counts from 1).")
@@ -312,14 +312,17 @@ def _no_bool(name, input):
 
 
 def _median(input, dim, keepdim, ignore_nan, name):
-    _no_bool(name, input)
     if dim is None:
+        if input.numel():        # torch checks the dtype after its empty-tensor answer
+            _no_bool(name, input)
         return MedianAll.apply(input, ignore_nan)
     d = _dim(dim, input, name)
     x = input.permute(*[i for i in range(input.ndim) if i != d], d) if input.ndim else \
         input.reshape(1)
     n = x.shape[-1]
-    if n == 0:
+    if n:
+        _no_bool(name, input)
+    else:
         raise IndexError(f"{name}(): expected a non-empty dim {dim} to reduce, got shape "
                          f"{tuple(input.shape)}.")
     s, order = _sort(x, x.ndim - 1)
