@@ -248,3 +248,29 @@ def test_logsumexp_over_every_dim_without_keepdim_is_torchs_internal_error():
         torch.tensor(x).logsumexp((), False)
     same(labkit.tensor(x).logsumexp((), False),
          torch.tensor(x).logsumexp((), True).reshape(()))
+
+
+@pytest.mark.parametrize("shape,idx", [
+    ((0, 0, 2, 1), (slice(None), slice(None), 0, Ellipsis, [1])),   # the fuzzer's program
+    ((2, 0, 3), ([5],)), ((2, 0, 3), ([5], slice(None), [7])), ((2, 3), ([5], slice(0, 0))),
+    ((2, 3), (slice(0, 0), [7])), ((2, 3), ([], [9])),
+    ((2, 3), (slice(None), [7])), ((2, 0, 3), ([1], [0])), ((2, 0, 3), ([5], 0))])
+def test_an_out_of_range_index_array_is_not_checked_when_nothing_is_selected(shape, idx,
+                                                                             device):
+    """torch checks an index array's values only while it copies elements: x[idx] that selects
+    nothing does not raise for an out-of-range index (zeros(2, 0, 3)[[5]] is (1, 0, 3)), except
+    for an index into a dim of size 0 or an int; numpy (and labkit) raised. Read, write,
+    in-place add and gradients agree (on a GPU labkit checks the bounds by hand)."""
+    def run(L, **on):
+        x = L.zeros(*shape, requires_grad=True, **on)
+        try:
+            y = x[idx]
+        except IndexError:
+            return "IndexError"
+        (g,) = L.autograd.grad(y, [x], L.ones_like(y))
+        h = x.clone()
+        h[idx] += 2
+        h[idx] = 1.0
+        (g2,) = L.autograd.grad(h, [x], L.ones_like(h))
+        return tuple(y.shape), tuple(g.shape), float(g.sum()), tuple(h.shape), float(g2.sum())
+    assert run(labkit, device=device) == run(torch)

@@ -77,12 +77,35 @@ def _check_bounds(x, idx):
             axis += len(shape) - sum(_axes_used(j) for j in items)
         elif hasattr(i, "dtype") and i.dtype.kind in "iu" and i.size and axis < len(shape):
             n = shape[axis]
-            if bool(((i < -n) | (i >= n)).any()):
+            if bool(((i < -n) | (i >= n)).any()) and _empty_despite(x._data, idx) is None:
                 hi = int(i.max())
                 bad = hi if hi >= n else int(i.min())
                 raise _index_error(x, idx, f"index {bad} is out of bounds for axis {axis} "
                                            f"with size {n}")
         axis += _axes_used(i)
+
+
+def _empty_despite(arr, idx):
+    """x[idx] when it selects nothing although an index array is out of range: torch checks an
+    index array only while it copies elements, so with none to copy it does not complain
+    (zeros(2, 0, 3)[[5]] has shape (1, 0, 3)), except for an index into a dim of size 0. The
+    result with every index array clipped into range, if that is empty; else None."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    shape, axis, clipped = arr.shape, 0, []
+    for i in items:
+        if i is Ellipsis:
+            axis += len(shape) - sum(_axes_used(j) for j in items)
+        elif hasattr(i, "dtype") and i.dtype.kind in "iu" and i.size and axis < len(shape):
+            if shape[axis] == 0:
+                return None
+            i = i.clip(-shape[axis], shape[axis] - 1)
+        clipped.append(i)
+        axis += _axes_used(i)
+    try:
+        out = _get(arr, tuple(clipped) if isinstance(idx, tuple) else clipped[0])
+    except (IndexError, ValueError):
+        return None
+    return out if out.size == 0 else None
 
 
 def _axes_used(i):
@@ -173,7 +196,10 @@ class Index(Function):
         try:
             return x.device.xp.asarray(_get(x._data, idx))
         except IndexError as e:
-            raise _index_error(x, idx, e) from None
+            out = _empty_despite(x._data, idx)
+            if out is None:
+                raise _index_error(x, idx, e) from None
+            return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -221,7 +247,9 @@ class IndexAdd(Function):
     def forward(ctx, grad, idx, shape):
         xp = grad.device.xp
         out = xp.zeros(shape, grad._data.dtype)
-        if _is_basic(idx):
+        if grad._data.size == 0:   # nothing to add (an out-of-range index array is fine then)
+            pass
+        elif _is_basic(idx):
             out[idx] = grad._data
         else:
             _add_at(xp, out, idx, grad._data)
@@ -252,7 +280,8 @@ class IndexPut(Function):
         try:
             _set(out, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
-            raise _index_error(x, idx, e) from None
+            if _empty_despite(x._data, idx) is None:   # else: nothing to write, as torch
+                raise _index_error(x, idx, e) from None
         ctx.idx = idx
         return out
 
@@ -311,7 +340,8 @@ def setitem(x, idx, value):
         try:
             _set(target, idx, value._data if isinstance(value, Tensor) else value)
         except IndexError as e:
-            raise _index_error(x, idx, e) from None
+            if _empty_despite(target, idx) is None:   # else: nothing to write, as torch
+                raise _index_error(x, idx, e) from None
         except ValueError as e:
             raise RuntimeError(f"x[idx] = value: cannot assign a value of shape "
                                f"{tuple(getattr(value, 'shape', ()))} into x of shape "
