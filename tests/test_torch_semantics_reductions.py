@@ -274,3 +274,13 @@ def test_an_out_of_range_index_array_is_not_checked_when_nothing_is_selected(sha
         (g2,) = L.autograd.grad(h, [x], L.ones_like(h))
         return tuple(y.shape), tuple(g.shape), float(g.sum()), tuple(h.shape), float(g2.sum())
     assert run(labkit, device=device) == run(torch)
+
+
+def test_logsumexp_of_a_0d_tensor_has_torchs_second_derivative():
+    """logsumexp of a 0-d x returned x.clone(): the right value and gradient, but a gradient
+    constant in x, so after x / 0 (an inf upstream gradient) the second derivative was 0 where
+    torch's, from grad * exp(x - logsumexp(x)), is inf * 0 = nan. Now the one formula for
+    every rank (fuzzer: logsumexp((), False) then div by tensor(0))."""
+    for dim, keep in [((), False), (0, True), (-1, False)]:
+        same_derivatives(-2.5, lambda x, dim=dim, keep=keep: x.logsumexp(dim, keep) / 0)
+        same_derivatives(0.5, lambda x, dim=dim, keep=keep: x.logsumexp(dim, keep))

@@ -144,10 +144,25 @@ def _program(data, max_steps):
         try:
             compare(rl, rt, what + " (value)", tol_dtype=low if rt.is_floating_point() else None)
         except AssertionError:
-            if not as_close_to_exact_as_torch(rl, rt, arr, steps, low):
+            if not (as_close_to_exact_as_torch(rl, rt, arr, steps, low)
+                    or same_step_on_same_input(s, lt, rl)):
                 raise
         tt, lt = rt, rl
     return tx, lx, tt, lt, what, steps
+
+
+def same_step_on_same_input(s, lt, rl):
+    """A comparison (==, !=, <, >=) of float values that agreed within tolerance but not to the
+    last bit: log(exp(True)) is 1.0 in torch's float32 and 0.99999994 in numpy's, so == 1
+    differs. Accepted when torch, given labkit's own input, gives labkit's answer exactly (the
+    step agrees; the difference came from an earlier, accepted rounding)."""
+    if s[0] not in ("eq", "ne", "lt", "ge") or not lt.is_floating_point():
+        return False
+    try:
+        ref = apply(torch, s, torch.tensor(lt.detach().numpy()))
+    except Exception:   # noqa: BLE001 -- no replay: compare strictly
+        return False
+    return bool(np.array_equal(ref.numpy(), rl.detach().numpy()))
 
 
 PRECISION = ("float16", "float32", "float64")
@@ -316,3 +331,14 @@ def test_the_zero_tensor_gap_is_narrow():
     assert zero_tensor_gap([("log",), ("abs",)], m, t)
     assert not zero_tensor_gap([("log",), ("exp",)], m, t)
     assert not zero_tensor_gap([("log",), ("abs",)], labkit.tensor([nan, 2.0]), t)
+
+
+def test_a_comparison_after_a_last_bit_difference_is_judged_on_labkits_own_input():
+    """log(exp(True)) is 1.0 in torch's float32 and one ulp below in numpy's: == 1 then differs
+    although both libraries compare correctly; a comparison that differs on the same input is
+    still refused."""
+    lt = labkit.tensor(np.array([0.99999994, 1.0], dtype=np.float32))
+    step = ("eq", ("tensor", np.array(1)))
+    assert same_step_on_same_input(step, lt, apply(labkit, step, lt))
+    assert not same_step_on_same_input(step, lt, labkit.tensor([True, True]))
+    assert not same_step_on_same_input(("add", ("scalar", 1)), lt, lt + 1)

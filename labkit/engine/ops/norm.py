@@ -143,15 +143,13 @@ def logsumexp(input, dim, keepdim=False):
         raise TypeError(f"logsumexp: expected a tensor, got {type(input).__name__}.")
     if input._data.dtype.kind != "f":
         input = input.float()
-    dims = _dims(dim, input._data.ndim)
-    if not dims:
-        return input.clone()
-    if input._data.size == 0:
+    dims = _dims(dim, input._data.ndim)   # () for a 0-d input: the same formula as torch's,
+    if input._data.size == 0:               # so its second derivative is torch's too
         return input.exp().sum(dims, keepdim=keepdim).log()
     m = input.detach().amax(dims, keepdim=True)
     m = where(m.isinf(), 0.0, m)
     out = (input - m).exp().sum(dims, keepdim=True).log() + m
-    return out if keepdim else out.squeeze(dims)
+    return out if keepdim or not dims else out.squeeze(dims)
 
 
 @autocast_op("cdist")
