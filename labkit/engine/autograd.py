@@ -138,7 +138,15 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if through is not None and node not in through:
                 continue   # grad() w.r.t. a non-leaf: its grad is taken, its node not run
             edges = node._edges
-            for e, g in zip(edges, call_backward(node, grads)):     # send to the inputs
+            if len(grads) == 1 and not node._freed and not process.anomaly:  # call_backward,
+                out = node._fn.backward(node, grads[0])                       # inlined
+                if type(out) is not tuple:
+                    out = (out,)
+                if len(out) != len(edges):
+                    raise _arity_error(node, out)
+            else:
+                out = call_backward(node, grads)
+            for e, g in zip(edges, out):                 # send each gradient to its input
                 if g is None or e is None:
                     continue
                 nxt, idx = e
