@@ -129,8 +129,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            for fn in watchers:
-                fn(node, grads)
+            if watchers:
+                for fn in watchers:
+                    fn(node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate:
                     accumulate_leaf(node, grads[0], create_graph, handed)
