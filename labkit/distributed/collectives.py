@@ -6,7 +6,7 @@ make the same calls in the same order (checked: see fingerprint.py).
 """
 import numpy as np
 
-from .buffers import HostBuffer, check_tensor, mpi_view, reducible
+from .buffers import HostBuffer, check_tensor, mpi_knows, mpi_view, reducible
 from .process_group import _default
 from .reduce_op import ReduceOp, mpi_op
 from .watchdog import bounded
@@ -19,10 +19,14 @@ def _run(g, async_op, what, blocking, nonblocking, finish, outputs, check=None):
     if async_op:
         return Work(g, None, what, lambda _status: finish(), outputs, start=nonblocking,
                     check=check)
-    bounded(g.timeout, lambda: f"{what} on rank {g.rank()} did not complete within "
-            f"{g.timeout:g} s: not every rank made this call.", blocking)
+    bounded(g.timeout, lambda: _late(what, g), blocking)
     finish()
     return None
+
+
+def _late(what, g):
+    return f"{what} on rank {g.rank()} did not complete within {g.timeout:g} s: not every " \
+           "rank made this call."
 
 
 def _root(op, g, root, name):
@@ -73,8 +77,16 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Combine `tensor` across ranks with `op`; every rank gets the result, in place."""
     g = _default("all_reduce", group)
     check_tensor("all_reduce", tensor)
-    mop = mpi_op(g.MPI, op, tensor._data.dtype, "all_reduce")
+    a = tensor._data
+    mop = mpi_op(g.MPI, op, a.dtype, "all_reduce")
     check = g.agree("all_reduce", tensor, op, async_op=async_op)
+    if not async_op and type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable \
+            and mpi_knows(a.dtype):      # the common case, lean: MPI works in the tensor itself
+        bounded(g.timeout, lambda: _late("all_reduce", g), g.comm.Allreduce, g.MPI.IN_PLACE,
+                a, mop)
+        _average(op, a, g.size())
+        tensor._bump_version()
+        return None
     b = HostBuffer("all_reduce", tensor)
     red, IN = reducible(b.arr), g.MPI.IN_PLACE
 

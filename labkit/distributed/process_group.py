@@ -79,7 +79,7 @@ class ProcessGroup:
 
     def free(self):
         if self.fingerprint is not None:
-            self.fingerprint.comm.Free()
+            self.fingerprint.free()
         self.comm.Free()
 
 
