@@ -135,6 +135,17 @@ assert fired["3.weight"] < fired["2.weight"] < fired["1.weight"] < fired["0.weig
 assert fired["3.weight"] < nodes // 2, (fired, seen)
 results["early grads"] = f"last layer's grad at node {fired['3.weight']} of {nodes}"
 
+# the wrapped module used directly (a forward without DDP) stays local, also right after a
+# DDP step: no reduction, no error
+early(labkit.ones(2, 6)).sum().backward()
+for p in deep.parameters():
+    p.grad = None
+deep(labkit.full((2, 6), float(RANK))).sum().backward()
+local = deep[0].weight.grad.reshape(-1).clone()
+gathered = [labkit.zeros(36) for _ in range(WORLD)]
+dist.all_gather(gathered, local)
+assert WORLD == 1 or (gathered[0] - gathered[1]).abs().max().item() > 0, "plain backward reduced"
+
 # a parameter also used before the wrapped forward gets a second gradient after its bucket
 # started: an error naming it (torch's words), not a silently partial average
 reg = (deep[0].weight ** 2).sum()

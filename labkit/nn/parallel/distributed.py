@@ -107,7 +107,8 @@ class DistributedDataParallel(Module):
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready)
                          for _, p in named]
         self._expected = None   # ids of params whose gradient this backward waits for
-        self._marked = None
+        self._marked = None     # ids of params already counted in this iteration
+        self._current = None    # the node this DDP's backward is at (see _watch)
         self.timeline = None    # a list to record ("launch"/"done", bucket, time) in: "done"
         #                         is when a poll between gradients, or the final wait, saw it
 
@@ -184,8 +185,8 @@ class DistributedDataParallel(Module):
     def _prepare(self, out):
         reached, first = _walk(out)
         self._accumulate_early(first)
-        if self._world > 1 and self._poll not in engine_hooks.node_hooks:
-            engine_hooks.node_hooks.append(self._poll)   # read by the backward that follows
+        if self._watch not in engine_hooks.node_hooks:
+            engine_hooks.node_hooks.append(self._watch)   # read by the backward that follows
         self._expected = {pid for pid in self._names}
         self._marked = set()     # params whose gradient was counted in this iteration
         self._unused = [pid for pid in self._names if pid not in reached]
@@ -227,7 +228,8 @@ class DistributedDataParallel(Module):
 
     # --- backward: hooks, buckets, finalize ---------------------------------------------------
     def _grad_ready(self, param):
-        if self._marked is not None and id(param) in self._marked:
+        ours, self._current = self._current is param._accum, None   # this DDP's backward?
+        if ours and self._marked is not None and id(param) in self._marked:
             self._marked_twice(param)
         if self._expected is None or id(param) not in self._expected:
             return   # no_sync, or a forward without DDP: local only
@@ -276,19 +278,26 @@ class DistributedDataParallel(Module):
         if not self._expected:
             self._finalize()
 
-    def _poll(self, node=None, grads=None):
+    def _watch(self, node, grads):
+        """The engine calls this before every node of the backward that follows a DDP forward
+        (until its end, even after _finalize): it drives MPI (see _poll) and notes the node, so
+        that _grad_ready knows an accumulation belongs to this backward."""
+        self._current = node
+        self._poll()
+
+    def _poll(self):
         """Drive MPI's progress on the buckets in flight. MPI moves a non-blocking all-reduce
-        only inside MPI calls (a large one needs several), so this runs between gradients and,
-        as an engine node hook, before every node of this backward: the transfer advances
-        between the layers' computations instead of all at once in the final wait."""
+        only inside MPI calls (a large one needs several), so this runs between gradients and
+        before every backward node: the transfer advances between the layers' computations
+        instead of all at once in the final wait."""
         for b in self._buckets[:self._next]:
             if b.work is not None and not b.finished and b.work.is_completed():
                 b.finished = True
                 self._record("done", b.index)
 
     def _stop_polling(self):
-        if self._poll in engine_hooks.node_hooks:
-            engine_hooks.node_hooks.remove(self._poll)
+        if self._watch in engine_hooks.node_hooks:
+            engine_hooks.node_hooks.remove(self._watch)
 
     def _launch(self, bucket):
         with no_grad():
