@@ -1,6 +1,8 @@
 """DDP step time: gradient buckets all-reduced WHILE backward runs (DistributedDataParallel)
-vs all gradients all-reduced AFTER backward (one flat buffer, one all-reduce), 2 ranks, an MLP
-whose gradients are large enough that communication matters. Also: backward alone (no
+vs all gradients all-reduced AFTER backward (one flat buffer, one all-reduce; and DDP's own
+buckets, one blocking all-reduce each, after backward: the same messages, so that comparison
+isolates the overlap from the message sizes), 2 ranks, an MLP whose gradients are large enough
+that communication matters. Also: backward alone (no
 communication) and the all-reduce alone, to say how much of the communication was hidden:
 hidden = (after - overlap) / (after - backward only). Candidates interleaved round by round in
 one run; the ratio after / overlap is the median of the per-round ratios (with quartiles).
@@ -84,10 +86,30 @@ def main(width, depth, batch, bucket_mb, rounds):
                 p.grad.copy_(flat[off:off + p.numel()].view(p.shape))
                 off += p.numel()
 
+    by_name = dict(plain.named_parameters())
+    groups = [[by_name[n] for n in names] for names in ddp.bucket_names()]
+    flats = [labkit.zeros(sum(p.numel() for p in g)) for g in groups]
+
+    def reduce_after_buckets():     # DDP's buckets, but each reduced after backward
+        compute_only()
+        with labkit.no_grad():
+            for g, f in zip(groups, flats):
+                off = 0
+                for p in g:
+                    f[off:off + p.numel()].copy_(p.grad.reshape(-1))
+                    off += p.numel()
+                dist.all_reduce(f)
+                f.div_(world)
+                off = 0
+                for p in g:
+                    p.grad.copy_(f[off:off + p.numel()].view(p.shape))
+                    off += p.numel()
+
     def allreduce_only():
         dist.all_reduce(other)
 
     s = paired({"overlap (DDP buckets)": overlap, "reduce after backward": reduce_after,
+                "after, DDP's buckets": reduce_after_buckets,
                 "backward only": compute_only, "all-reduce only": allreduce_only},
                rounds=rounds, number=2)
     if dist.get_rank() == 0:
@@ -101,13 +123,15 @@ def main(width, depth, batch, bucket_mb, rounds):
               f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         for name, t in med.items():
             print(f"  {name:<24s} {t * 1e3:8.2f} ms")
-        ratios = [a / b for a, b in zip(s["reduce after backward"], s["overlap (DDP buckets)"])]
-        q = statistics.quantiles(ratios, n=4)
-        comm = med["reduce after backward"] - med["backward only"]
-        hidden = (med["reduce after backward"] - med["overlap (DDP buckets)"]) / comm
-        print(f"dist_ddp_overlap step time after / overlap = {statistics.median(ratios):.2f} "
-              f"[quartiles {q[0]:.2f}, {q[2]:.2f}] (> 1: overlap wins); communication "
-              f"hidden = {hidden:.0%} of {comm * 1e3:.1f} ms")
+        for after in ("reduce after backward", "after, DDP's buckets"):
+            ratios = [a / b for a, b in zip(s[after], s["overlap (DDP buckets)"])]
+            q = statistics.quantiles(ratios, n=4)
+            comm = med[after] - med["backward only"]
+            hidden = (med[after] - med["overlap (DDP buckets)"]) / comm
+            print(f"dist_ddp_overlap step time [{after}] / overlap = "
+                  f"{statistics.median(ratios):.2f} [quartiles {q[0]:.2f}, {q[2]:.2f}] "
+                  f"(> 1: overlap wins); communication hidden = {hidden:.0%} of "
+                  f"{comm * 1e3:.1f} ms")
     dist.destroy_process_group()
 
 
