@@ -2,7 +2,8 @@
 vs all gradients all-reduced AFTER backward (one flat buffer, one all-reduce; and DDP's own
 buckets, one blocking all-reduce each, after backward: the same messages, so that comparison
 isolates the overlap from the message sizes), 2 ranks, an MLP whose gradients are large enough
-that communication matters. Also: backward alone (no
+that communication matters (12 x Linear(1024, 1024): 48 MiB of gradients, one bucket per layer;
+the fewer the layers, the less backward is left to hide a bucket behind: try --depth 6). Also: backward alone (no
 communication) and the all-reduce alone, to say how much of the communication was hidden:
 hidden = (after - overlap) / (after - backward only). Candidates interleaved round by round in
 one run; the ratio after / overlap is the median of the per-round ratios (with quartiles).
@@ -140,9 +141,9 @@ if __name__ == "__main__":
     cli.add_argument("--nproc", type=int, default=2)
     cli.add_argument("--async-progress", action="store_true",
                      help="MPICH's progress thread (needs a spare core per rank)")
-    cli.add_argument("--bucket-mb", type=float, default=9)
+    cli.add_argument("--bucket-mb", type=float, default=5)   # one 4 MiB layer (+ a bias) each
     cli.add_argument("--width", type=int, default=1024)
-    cli.add_argument("--depth", type=int, default=6)
+    cli.add_argument("--depth", type=int, default=12)   # backward left to hide the buckets behind
     cli.add_argument("--batch", type=int, default=64)
     cli.add_argument("--rounds", type=int, default=15)
     args = cli.parse_args()
