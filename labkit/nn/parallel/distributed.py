@@ -5,7 +5,8 @@ so every replica starts identical. Gradients are grouped into buckets (about buc
 each) in REVERSE registration order, because backward produces the last layer's gradients
 first. A post-accumulate-grad hook on every parameter counts arrivals; when a bucket's last
 gradient lands, its asynchronous all-reduce starts while backward keeps computing earlier
-layers. Buckets are launched strictly in index order (MPI pairs collectives by call order, so
+layers (each gradient lands as soon as it is complete, as in torch: see _accumulate_early; and
+DDP drives MPI's progress before every backward node: see _poll). Buckets are launched strictly in index order (MPI pairs collectives by call order, so
 every rank must start them in the same order). The hook that delivers the iteration's last
 gradient waits for all buckets and writes the averaged gradients back: torch waits in the
 autograd engine's final callback; waiting in the last hook is the same moment here, because
