@@ -104,8 +104,8 @@ def test_mm_after_sum_takes_a_broadcast_gradient(device, spy):
     b, tb = _twin(_data((4, 5), 4, np.float32), device)
     a.mm(b).sum().backward()
     ta.mm(tb).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(a.grad.cpu().numpy(), ta.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(b.grad.cpu().numpy(), tb.grad.numpy(), rtol=1e-6)
     assert a.grad.dtype == labkit.float32 and len(spy) >= 2
 
 
@@ -117,7 +117,7 @@ def test_matmul_second_derivative(device, spy):
     (gta,) = torch.autograd.grad((ta @ tb).sum(), [ta], create_graph=True)
     (gb,) = labkit.autograd.grad((ga ** 2).sum(), [b])
     (gtb,) = torch.autograd.grad((gta ** 2).sum(), [tb])
-    np.testing.assert_allclose(gb.numpy(), gtb.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gb.cpu().numpy(), gtb.numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -147,7 +147,7 @@ def test_linear_second_derivative(device, spy):
     got = labkit.autograd.grad((gx ** 2).sum(), [w, b])
     ref = torch.autograd.grad((gtx ** 2).sum(), [tw, tb])
     for m, r in zip(got, ref):
-        np.testing.assert_allclose(m.numpy(), r.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(m.cpu().numpy(), r.numpy(), rtol=1e-12)
 
 
 SPECIAL = np.array([-1.5, -0.0, 0.0, 0.7, np.nan, 2.0, -np.inf, np.inf])
@@ -198,8 +198,8 @@ def test_clamp_tensor_bounds_take_the_tensor_path(device, spy):
     lo, tlo = _twin(_data((6,), 2, np.float64) - 1, device)
     labkit.clamp(x, min=lo).sum().backward()
     torch.clamp(tx, min=tlo).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
-    np.testing.assert_array_equal(lo.grad.numpy(), tlo.grad.numpy())
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(lo.grad.cpu().numpy(), tlo.grad.numpy())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -217,7 +217,7 @@ def test_pow2_bits_and_overflow_as_torch():
     x.pow(2).backward(labkit.tensor(g))
     with np.errstate(over="ignore"):
         tx.pow(2).backward(torch.tensor(g))
-    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), tx.grad.numpy())
 
 
 def test_pow2_second_derivative(device):
@@ -226,7 +226,7 @@ def test_pow2_second_derivative(device):
     (tg,) = torch.autograd.grad((tx ** 2).sum(), [tx], create_graph=True)
     (g2,) = labkit.autograd.grad((g ** 3).sum(), [x])
     (tg2,) = torch.autograd.grad((tg ** 3).sum(), [tx])
-    np.testing.assert_allclose(g2.numpy(), tg2.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(g2.cpu().numpy(), tg2.cpu().numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -240,7 +240,7 @@ def test_sum_and_mean(device, spy, dtype, red, shape, kw):
     if red == "mean" and 0 in shape:      # mean over nothing is nan; its gradient is empty
         got = getattr(x, red)(**kw)
         ref = getattr(tx, red)(**kw)
-        np.testing.assert_array_equal(got.detach().numpy(), ref.detach().numpy())
+        np.testing.assert_array_equal(got.detach().cpu().numpy(), ref.detach().numpy())
         return
     _both_paths(lambda a: getattr(a, red)(**kw) * 1.0, lambda a: getattr(a, red)(**kw) * 1.0,
                 [x], [tx], spy, device)
