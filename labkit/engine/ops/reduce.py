@@ -114,7 +114,12 @@ class Mean(Function):
         for d in dims:
             n *= x._data.shape[d]
         ctx.n = n
-        return x.device.xp.asarray(x._data.mean(axis=dims, keepdims=keepdim))
+        d = x._data
+        if n and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
+            # numpy's mean is this sum and division (the same bits) behind a Python wrapper
+            return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim) / n)
+        # float16 (numpy sums it in float32), bfloat16, and n = 0 (nan, with numpy's warning)
+        return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
