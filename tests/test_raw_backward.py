@@ -77,6 +77,7 @@ def _both_paths(f_lk, f_t, lk_in, t_in, spy, device, seed=7):
     for create_graph, (_, got) in results.items():
         for i, (m, r) in enumerate(zip(got, ref)):
             assert tuple(m.shape) == tuple(r.shape), (create_graph, i)
+            assert not isinstance(m._data, np.generic), "a 0-d gradient must stay an array"
             assert str(m.dtype).split(".")[-1] == str(r.dtype).split(".")[-1], (create_graph, i)
             np.testing.assert_allclose(m.detach().cpu().numpy(), r.numpy(),
                                        err_msg=f"create_graph={create_graph}, input {i}",

@@ -208,9 +208,9 @@ class Pow(Function):
             return zeros_like(grad), None
         if p == 2:
             g = raw(grad)
-            if g is not None:              # squares (losses), no graph to record: on arrays
-                d = a._data * 2            # = 2 * a ** 1, and 2 * grad is exact: the same bits
-                d *= g
+            if g is not None:              # squares (losses), no graph to record: on arrays,
+                d = a.device.xp.asarray(a._data * 2)   # torch's grad * (2 * a) bit for bit
+                d *= g                                  # (asarray: 0-d stays an array)
                 return wrap(d, a), None
         return grad * p * a ** (p - 1), None
 
