@@ -359,19 +359,20 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
-        bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
-        ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
         ctx.lo, ctx.hi = lo, hi
         xp = x.device.xp
         if x._data.dtype.kind == "f" and type(lo) in _NUMBERS and type(hi) in _NUMBERS:
             # the common case: float x, number bounds, which the result type and casts
             # leave as they are
+            ctx.save_for_backward(x)
             d = x._data
             if lo is not None:
                 d = xp.maximum(d, lo)
             if hi is not None:
                 d = xp.minimum(d, hi)
             return xp.asarray(d)
+        bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
+        ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
         dt = result_np(x, lo, hi)          # integer bounds must fit an integer result (torch)
         dt, (d, a, b) = cast_all(x, number_bound(dt, lo), number_bound(dt, hi))
         if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
