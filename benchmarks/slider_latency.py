@@ -9,8 +9,11 @@ included, one at a time, the way the browser's comm message sets it: the time is
 change to the return of its callbacks, which includes the figure rendered to PNG/SVG and the
 display update sent to the browser. Only the kernel's share is timed (the browser decoding one
 image adds a few ms). A play button is timed as what it drives: the slider it is linked to, frame
-by frame. Each position is visited once, in order from one end: a first visit, the slow case
-that a cache does not hide.
+by frame. Each position is visited once, in order from one end, and before each control the
+pictures that labkit's sliders keep are put back as Run All left them (what precompute() made
+stays; what an earlier control's sweep drew goes), so every figure is a first visit unless the
+lecture drew it in advance. The machine is shared: each lecture's line gives the load average
+and the time of one reference matplotlib render in the same kernel, to scale the figures by.
 
 Goals (issue 21, 2 cores): median <= 150 ms and worst <= 500 ms per control.
 """
@@ -140,14 +143,45 @@ def drive(w, play, n):
     return steps
 
 
+def kept_pictures():
+    """The Drawn caches of labkit's sliders, with the keys each holds now."""
+    import gc
+    from labkit.viz.widgets import Drawn
+    return [(d, list(d.kept)) for d in gc.get_objects() if isinstance(d, Drawn)]
+
+
+def reference_render_ms(repeat=3):
+    """One small matplotlib figure rendered to PNG as the kernel sends it: a load gauge."""
+    import numpy as np
+    from IPython import get_ipython
+    from matplotlib.figure import Figure
+    times = []
+    for k in range(repeat):
+        t0 = time.perf_counter()
+        fig = Figure(figsize=(6, 3.2))
+        ax = fig.add_subplot()
+        ax.plot(np.linspace(0, 1, 100) ** (k + 1), label="reference")
+        ax.legend()
+        fig.tight_layout()
+        get_ipython().display_formatter.format(fig)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
 def drive_all(n=10):
     rows = []
+    kept = kept_pictures()
+    gauge = reference_render_ms()
     for w, play in live_controls():
+        for drawn, keys in kept:
+            for key in [k for k in drawn.kept if k not in keys]:
+                del drawn.kept[key]
         label = (play.description or "play") + " -> " if play is not None else ""
         label += w.description or type(w).__name__
         rows.append({"control": label, "kind": "Play" if play else type(w).__name__,
                      "callback": callback_name(w), "steps": drive(w, play, n)})
-    print(MARK + json.dumps(rows))
+    print(MARK + json.dumps({"rows": rows, "reference_ms": gauge,
+                             "load": os.getloadavg()[0]}))
 
 
 # ---- driver side -------------------------------------------------------------------------
@@ -174,9 +208,9 @@ def run_lecture(path, n, timeout=600):
     raise RuntimeError(f"{path}: the slider driver printed nothing: {nb.cells[-1].outputs}")
 
 
-def summarize(lecture, rows):
+def summarize(lecture, result):
     out = []
-    for row in rows:
+    for row in result["rows"]:
         ms = [s["ms"] for s in row["steps"]]
         if not ms:
             continue
@@ -218,8 +252,9 @@ def main():
         t0 = time.perf_counter()
         rows = run_lecture(os.path.join(LECTURES, name + ".ipynb"), args.positions)
         table += summarize(name, rows)
-        print(f"  {name}: {len(rows)} controls ({time.perf_counter() - t0:.0f} s)",
-              file=sys.stderr, flush=True)
+        print(f"  {name}: {len(rows['rows'])} controls, reference render "
+              f"{rows['reference_ms']:.0f} ms, load average {rows['load']:.1f} "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)
     print_table(table)
     if args.json:
         with open(args.json, "w") as f:
