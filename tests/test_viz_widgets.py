@@ -7,6 +7,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from labkit import viz
+from labkit.viz.widgets import FrameSlider
 
 
 class FakeHandle:
@@ -177,3 +178,20 @@ def test_precompute_refuses_more_combinations_than_its_limit():
 ])
 def test_positions_are_every_value_a_control_can_take(control, expected):
     assert viz.widgets.positions(control) == pytest.approx(expected)
+
+
+def test_a_frame_slider_keeps_its_frames_and_can_draw_them_all_up_front(shown):
+    calls = []
+
+    def frame(k):
+        calls.append(k)
+        return f"frame {k}"
+    frames = FrameSlider(frame, 0, 4, value=2)
+    frames._ipython_display_()
+    frames.slider.value = 3
+    frames.slider.value = 2
+    assert calls == [2, 3] and frames.handle.shown == ["frame 2", "frame 3", "frame 2"]
+    assert frames.precompute() is frames
+    assert sorted(calls) == [0, 1, 2, 3, 4]
+    frames.slider.value = 0
+    assert len(calls) == 5 and frames.current == "frame 0"

@@ -51,6 +51,13 @@ class FrameSlider:
         self.drawn.send(self.handle, k)
         return self.current
 
+    def precompute(self):
+        """Draw and render every frame now, so that neither a move nor play ever waits for one;
+        returns self, to display. For frames that are slow to draw (matplotlib figures)."""
+        for k in range(self.slider.min, self.slider.max + 1):
+            self.drawn.get(k, render=True)
+        return self
+
     def _ipython_display_(self):
         display(self.controls)
         self.handle = display(self.current, display_id=True)
