@@ -21,11 +21,9 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LECTURES = os.path.join(REPO, "course", "lectures")
 MEDIAN_GOAL_MS, WORST_GOAL_MS = 150, 500
 MARK = "SLIDER_LATENCY_JSON "
 
@@ -146,7 +144,10 @@ def drive(w, play, n):
 def kept_pictures():
     """The Drawn caches of labkit's sliders, with the keys each holds now."""
     import gc
-    from labkit.viz.widgets import Drawn
+    try:
+        from labkit.viz.widgets import Drawn
+    except ImportError:         # a checkout from before sliders kept their pictures
+        return []
     return [(d, list(d.kept)) for d in gc.get_objects() if isinstance(d, Drawn)]
 
 
@@ -186,8 +187,9 @@ def drive_all(n=10):
 
 # ---- driver side -------------------------------------------------------------------------
 
-def run_lecture(path, n, timeout=600):
-    """Run the lecture in a fresh kernel, then drive its controls; returns the rows."""
+def run_lecture(path, n, timeout=600, repo=REPO):
+    """Run the lecture in a fresh kernel (importing labkit from `repo`), then drive its
+    controls; returns the rows."""
     import nbformat
     from nbclient import NotebookClient
     nb = nbformat.read(path, as_version=4)
@@ -197,7 +199,7 @@ def run_lecture(path, n, timeout=600):
         "_m = _u.module_from_spec(_s); _s.loader.exec_module(_m)\n"
         f"_m.drive_all({n})"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        filter(None, [REPO, os.environ.get("PYTHONPATH")])))
+        filter(None, [repo, os.environ.get("PYTHONPATH")])))
     os.environ.update(env)    # the kernel inherits this process's environment
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": os.path.dirname(path)}})
@@ -242,15 +244,21 @@ def main():
     parser.add_argument("lectures", nargs="*", help="lecture names (default: all)")
     parser.add_argument("--positions", type=int, default=10, help="values per control")
     parser.add_argument("--json", help="also write the table here")
+    parser.add_argument("--repo", default=REPO,
+                        help="the checkout whose lectures and labkit to measure (default: this "
+                             "one), e.g. another worktree, for a before/after comparison")
     args = parser.parse_args()
-    names = sorted(f[:-6] for f in os.listdir(LECTURES) if f.endswith(".ipynb"))
+    lectures = os.path.join(args.repo, "course", "lectures")
+    names = sorted(f[:-6] for f in os.listdir(lectures) if f.endswith(".ipynb"))
     chosen = [n for n in names if not args.lectures or any(a in n for a in args.lectures)]
-    print(f"slider latency: {len(chosen)} lectures, {args.positions} positions per control, "
+    print(f"slider latency: {args.repo}, {len(chosen)} lectures, "
+          f"{args.positions} positions per control, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}\n", flush=True)
     table = []
     for name in chosen:
         t0 = time.perf_counter()
-        rows = run_lecture(os.path.join(LECTURES, name + ".ipynb"), args.positions)
+        rows = run_lecture(os.path.join(lectures, name + ".ipynb"), args.positions,
+                           repo=os.path.abspath(args.repo))
         table += summarize(name, rows)
         print(f"  {name}: {len(rows['rows'])} controls, reference render "
               f"{rows['reference_ms']:.0f} ms, load average {rows['load']:.1f} "
