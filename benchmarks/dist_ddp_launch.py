@@ -1,8 +1,8 @@
 """Helper for the dist_ddp/dist_scaling benchmarks: run this script under mpiexec (from the
 mpich wheel beside the Python in use) unless it already runs under it. One BLAS thread per
 rank: ranks are processes, so N ranks on N cores is the fair setting. labkit's per-call check
-that all ranks make the same collective (an extra tiny all-gather and a wait for every rank
-before each collective) is off, as torch's is by default (TORCH_DISTRIBUTED_DEBUG)."""
+that all ranks make the same collective (a tiny all-gather beside each collective) is off, as
+torch's is by default (TORCH_DISTRIBUTED_DEBUG)."""
 import os
 import subprocess
 import sys

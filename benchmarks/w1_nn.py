@@ -1,7 +1,7 @@
 """W1 with nn and optim: the lecture's two-layer net (N, D_in, H, D_out = 64, 1000, 100, 10)
 written as nn.Sequential(Linear, ReLU, Linear) + optim.SGD + F.mse_loss, one training step
 (forward, loss, zero_grad, backward, step), against the same step (with biases, mean loss)
-written by hand in numpy (target: labkit / numpy <= 1.30), and torch.nn when installed.
+written by hand in numpy (target: labkit / numpy <= 1.15), and torch.nn when installed.
 """
 import numpy as np
 
@@ -72,7 +72,7 @@ def main():
     report("W1 with nn.Sequential + optim.SGD + mse_loss, per training step:", med,
            "numpy by hand")
     ratio = med["labkit nn + optim"] / med["numpy by hand"]
-    print(f"W1-nn labkit / numpy = {ratio:.3f}  (target <= 1.30)")
+    print(f"W1-nn labkit / numpy = {ratio:.3f}  (target <= 1.15)")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 100, 10): forward, L2 loss, backward, SGD update. labkit eager vs the same step written by
 hand in numpy (target: labkit / numpy <= 1.10), and torch eager when it is installed.
 """
+import statistics
+import time
+
 import numpy as np
 
 import labkit
@@ -29,6 +32,64 @@ def numpy_step(x=X, y=Y, w1=W1.copy(), w2=W2.copy()):
     w1 -= LR * grad_w1
     w2 -= LR * grad_w2
     return loss
+
+
+def numpy_phases(x=X, y=Y, w1=W1.copy(), w2=W2.copy(), clock=time.perf_counter):
+    """numpy_step, returning the seconds of (forward + loss, backward, update)."""
+    t0 = clock()
+    h = x.dot(w1)
+    h_relu = np.maximum(h, 0)
+    y_pred = h_relu.dot(w2)
+    np.square(y_pred - y).sum()
+    t1 = clock()
+    grad_y_pred = 2.0 * (y_pred - y)
+    grad_w2 = h_relu.T.dot(grad_y_pred)
+    grad_h = grad_y_pred.dot(w2.T)
+    grad_h[h < 0] = 0
+    grad_w1 = x.T.dot(grad_h)
+    t2 = clock()
+    w1 -= LR * grad_w1
+    w2 -= LR * grad_w2
+    return t1 - t0, t2 - t1, clock() - t2
+
+
+def make_phases(lib, wrap, clock=time.perf_counter):
+    """make_step's step, returning the seconds of (forward + loss, backward, update)."""
+    x, y = wrap(X), wrap(Y)
+    w1 = wrap(W1.copy()).requires_grad_()
+    w2 = wrap(W2.copy()).requires_grad_()
+
+    def step():
+        nonlocal w1, w2
+        t0 = clock()
+        y_pred = x.mm(w1).clamp(min=0).mm(w2)
+        loss = (y_pred - y).pow(2).sum()
+        t1 = clock()
+        loss.backward()
+        t2 = clock()
+        with lib.no_grad():
+            w1 -= LR * w1.grad
+            w2 -= LR * w2.grad
+            w1.grad = None
+            w2.grad = None
+        return t1 - t0, t2 - t1, clock() - t2
+    return step
+
+
+def phases(rounds=400):
+    """Where the time goes: each phase's median over interleaved steps, labkit minus numpy."""
+    steps = {"numpy by hand": numpy_phases, "labkit eager": make_phases(labkit, labkit.from_numpy)}
+    samples = {n: [] for n in steps}
+    for r in range(rounds + 20):
+        for n, fn in (steps.items() if r % 2 else reversed(steps.items())):
+            if r >= 20:
+                samples[n].append(fn())
+            else:
+                fn()
+    print("per phase (median us): numpy by hand, labkit eager, labkit - numpy")
+    for i, phase in enumerate(("forward + loss", "backward", "SGD update")):
+        a, b = (statistics.median(s[i] for s in samples[n]) * 1e6 for n in steps)
+        print(f"  {phase:<16s} {a:9.1f} {b:9.1f} {b - a:+8.1f}")
 
 
 def make_step(lib, wrap):
@@ -63,6 +124,7 @@ def main():
     report("W1 two-layer step (forward + backward + SGD), per step:", med, "numpy by hand")
     ratio = med["labkit eager"] / med["numpy by hand"]
     print(f"W1 labkit / numpy = {ratio:.3f}  (target <= 1.10)")
+    phases()
 
 
 def labkit_threads():

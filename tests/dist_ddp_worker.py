@@ -119,6 +119,43 @@ assert events.count("launch") == events.count("done") == 6 and events[-1] == "do
 assert [i for e, i, _ in probe.timeline if e == "launch"] == list(range(6))
 results["state_dict keys"] = sorted(probe.state_dict())[:2]
 
+# each gradient lands (and its bucket starts) as soon as it is complete, while backward still
+# computes the earlier layers, as in torch: not all at the end of backward
+from labkit.engine import hooks  # noqa: E402
+deep = nn.Sequential(*[nn.Linear(6, 6) for _ in range(4)])
+early = DDP(deep, bucket_cap_mb=1e-4)
+seen, fired = [], {}
+for name, p in deep.named_parameters():
+    p.register_post_accumulate_grad_hook(lambda p, name=name: fired.setdefault(name, len(seen)))
+out = early(data()[0][:, :5].matmul(labkit.ones(5, 6)))
+with hooks.node_hook(lambda node, grads: seen.append(node.name())):
+    out.sum().backward()
+nodes = len(seen)
+assert fired["3.weight"] < fired["2.weight"] < fired["1.weight"] < fired["0.weight"], fired
+assert fired["3.weight"] < nodes // 2, (fired, seen)
+results["early grads"] = f"last layer's grad at node {fired['3.weight']} of {nodes}"
+
+# the wrapped module used directly (a forward without DDP) stays local, also right after a
+# DDP step: no reduction, no error
+early(labkit.ones(2, 6)).sum().backward()
+for p in deep.parameters():
+    p.grad = None
+deep(labkit.full((2, 6), float(RANK))).sum().backward()
+local = deep[0].weight.grad.reshape(-1).clone()
+gathered = [labkit.zeros(36) for _ in range(WORLD)]
+dist.all_gather(gathered, local)
+assert WORLD == 1 or (gathered[0] - gathered[1]).abs().max().item() > 0, "plain backward reduced"
+
+# a parameter also used before the wrapped forward gets a second gradient after its bucket
+# started: an error naming it (torch's words), not a silently partial average
+reg = (deep[0].weight ** 2).sum()
+try:
+    (early(labkit.ones(2, 6)).sum() + reg).backward()
+    raise AssertionError("second gradient not reported")
+except RuntimeError as e:
+    assert "mark a variable ready only once" in str(e) and "'0.weight'" in str(e), e
+    results["twice error"] = str(e)
+
 # buffers: rank 0's running stats are broadcast at every forward
 net = make(RANK)
 with labkit.no_grad():

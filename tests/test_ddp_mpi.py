@@ -36,6 +36,14 @@ def test_find_unused_parameters_trains_as_one_process(results):
     assert results["find_unused_parameters"] <= 1e-12
 
 
+def test_gradients_land_during_backward_not_at_its_end(results):
+    assert results["early grads"].startswith("last layer's grad at node")
+
+
+def test_a_parameter_used_before_the_wrapped_forward_is_an_error(results):
+    assert "'0.weight'" in results["twice error"]
+
+
 def test_zero_equals_unsharded_adam(results):
     assert results["zero"] <= 1e-12
 

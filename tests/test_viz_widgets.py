@@ -7,6 +7,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from labkit import viz
+from labkit.viz.widgets import FrameSlider
 
 
 class FakeHandle:
@@ -92,3 +93,105 @@ def test_a_figure_needs_controls_that_are_widgets():
         viz.slider_plot(lambda: None)
     with pytest.raises(TypeError, match="control 'lr' must be an ipywidgets widget"):
         viz.slider_plot(lambda lr: None, lr=0.1)
+
+
+def test_a_position_seen_before_is_shown_again_without_drawing_it_again(shown):
+    calls = []
+
+    def figure(n):
+        calls.append(n)
+        return f"figure {n}"
+    slider = widgets.IntSlider(value=1, min=0, max=5)
+    view = viz.slider_plot(figure, n=slider)
+    view._ipython_display_()
+    for n in (2, 3, 2, 1, 3):
+        slider.value = n
+    assert calls == [1, 2, 3]
+    assert view.handle.shown == ["figure 1", "figure 2", "figure 3", "figure 2", "figure 1",
+                                 "figure 3"]
+    assert view.current == "figure 3"
+
+
+def test_in_a_kernel_the_rendered_picture_is_kept_and_sent_again_as_is(shown, monkeypatch):
+    renders = []
+
+    def render(obj):
+        renders.append(obj)
+        return {"text/plain": obj}, {"n": len(renders)}
+    monkeypatch.setattr(viz.widgets, "_render", render)
+    sent = []
+
+    class Handle:
+        def update(self, obj, **kwargs):
+            sent.append((obj, kwargs))
+    view = viz.slider_plot(lambda n: f"figure {n}", n=widgets.IntSlider(value=1, min=0, max=5))
+    view.handle = Handle()
+    for n in (2, 1, 2):
+        view.controls["n"].value = n
+    assert renders == ["figure 2", "figure 1"]            # each picture rendered once
+    assert sent == [({"text/plain": "figure 2"}, {"metadata": {"n": 1}, "raw": True}),
+                    ({"text/plain": "figure 1"}, {"metadata": {"n": 2}, "raw": True}),
+                    ({"text/plain": "figure 2"}, {"metadata": {"n": 1}, "raw": True})]
+
+
+def test_a_float_from_the_browser_finds_the_picture_of_the_same_position(shown):
+    calls = []
+    slider = widgets.FloatLogSlider(value=1e-2, base=10, min=-3, max=0, step=0.25)
+    view = viz.slider_plot(lambda lr: calls.append(lr) or lr, lr=slider)
+    slider.value = 10 ** -1.75
+    slider.value = 10 ** -1.75 * (1 + 2e-16)          # the same position, last bit differs
+    assert len(calls) == 2 and view.current == 10 ** -1.75
+
+
+def test_precompute_draws_every_combination_once_and_moves_then_draw_nothing(shown):
+    calls = []
+
+    def figure(n, flag):
+        calls.append((n, flag))
+        return (n, flag)
+    size = widgets.IntSlider(value=1, min=0, max=4, step=2)
+    flag = widgets.Checkbox(value=False)
+    view = viz.slider_plot(figure, n=size, flag=flag)
+    assert view.precompute() is view
+    assert sorted(calls) == sorted([(1, False)] + [(n, f) for n in (0, 2, 4) for f in (False, True)])
+    calls.clear()
+    view._ipython_display_()
+    size.value, flag.value = 4, True
+    assert calls == [] and view.handle.shown[-1] == (4, True)
+
+
+def test_precompute_refuses_more_combinations_than_its_limit():
+    view = viz.slider_plot(lambda a, b: None, a=widgets.IntSlider(min=0, max=9),
+                           b=widgets.IntSlider(min=0, max=9))
+    with pytest.raises(ValueError, match="100 combinations"):
+        view.precompute()
+    view.precompute(limit=100)
+
+
+@pytest.mark.parametrize("control, expected", [
+    (widgets.IntSlider(min=1, max=7, step=3), [1, 4, 7]),
+    (widgets.FloatSlider(min=-1, max=1, step=0.5), [-1.0, -0.5, 0.0, 0.5, 1.0]),
+    (widgets.FloatLogSlider(base=10, min=-2, max=0, step=1), [0.01, 0.1, 1.0]),
+    (widgets.SelectionSlider(options=[("a", 5), ("b", 7)]), [5, 7]),
+    (widgets.Dropdown(options=["x", "y"]), ["x", "y"]),
+    (widgets.Checkbox(value=True), [False, True]),
+])
+def test_positions_are_every_value_a_control_can_take(control, expected):
+    assert viz.widgets.positions(control) == pytest.approx(expected)
+
+
+def test_a_frame_slider_keeps_its_frames_and_can_draw_them_all_up_front(shown):
+    calls = []
+
+    def frame(k):
+        calls.append(k)
+        return f"frame {k}"
+    frames = FrameSlider(frame, 0, 4, value=2)
+    frames._ipython_display_()
+    frames.slider.value = 3
+    frames.slider.value = 2
+    assert calls == [2, 3] and frames.handle.shown == ["frame 2", "frame 3", "frame 2"]
+    assert frames.precompute() is frames
+    assert sorted(calls) == [0, 1, 2, 3, 4]
+    frames.slider.value = 0
+    assert len(calls) == 5 and frames.current == "frame 0"

@@ -6,7 +6,7 @@ make the same calls in the same order (checked: see fingerprint.py).
 """
 import numpy as np
 
-from .buffers import HostBuffer, check_tensor, mpi_view, reducible
+from .buffers import HostBuffer, check_tensor, mpi_knows, mpi_view, reducible
 from .process_group import _default
 from .reduce_op import ReduceOp, mpi_op
 from .watchdog import bounded
@@ -19,10 +19,17 @@ def _run(g, async_op, what, blocking, nonblocking, finish, outputs, check=None):
     if async_op:
         return Work(g, None, what, lambda _status: finish(), outputs, start=nonblocking,
                     check=check)
-    bounded(g.timeout, lambda: f"{what} on rank {g.rank()} did not complete within "
-            f"{g.timeout:g} s: not every rank made this call.", blocking)
+    if check is None:
+        bounded(g.timeout, lambda: _late(what, g), blocking)
+    else:                                    # check and data together (see fingerprint.py)
+        g.settle(check, nonblocking(), what, outputs)
     finish()
     return None
+
+
+def _late(what, g):
+    return f"{what} on rank {g.rank()} did not complete within {g.timeout:g} s: not every " \
+           "rank made this call."
 
 
 def _root(op, g, root, name):
@@ -73,8 +80,19 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Combine `tensor` across ranks with `op`; every rank gets the result, in place."""
     g = _default("all_reduce", group)
     check_tensor("all_reduce", tensor)
-    mop = mpi_op(g.MPI, op, tensor._data.dtype, "all_reduce")
-    check = g.agree("all_reduce", tensor, op, async_op=async_op)
+    a = tensor._data
+    mop = mpi_op(g.MPI, op, a.dtype, "all_reduce")
+    check = g.agree("all_reduce", tensor, op, async_op=async_op, data=True)
+    if not async_op and type(a) is np.ndarray and a.flags.c_contiguous and a.flags.writeable \
+            and mpi_knows(a.dtype):      # the common case, lean: MPI works in the tensor itself
+        if check is None:
+            bounded(g.timeout, lambda: _late("all_reduce", g), g.comm.Allreduce,
+                    g.MPI.IN_PLACE, a, mop)
+        else:
+            g.settle(check, g.comm.Iallreduce(g.MPI.IN_PLACE, a, mop), "all_reduce", tensor)
+        _average(op, a, g.size())
+        tensor._bump_version()
+        return None
     b = HostBuffer("all_reduce", tensor)
     red, IN = reducible(b.arr), g.MPI.IN_PLACE
 
@@ -90,7 +108,7 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = _default("broadcast", group)
     check_tensor("broadcast", tensor)
     src = _root("broadcast", g, src, "src")
-    check = g.agree("broadcast", tensor, root=src, async_op=async_op)
+    check = g.agree("broadcast", tensor, root=src, async_op=async_op, data=True)
     receiving = g.rank() != src
     b = HostBuffer("broadcast", tensor, write=receiving)
     view = mpi_view(b.arr)
@@ -108,7 +126,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     check_tensor("reduce", tensor)
     dst = _root("reduce", g, dst, "dst")
     mop = mpi_op(g.MPI, op, tensor._data.dtype, "reduce")
-    check = g.agree("reduce", tensor, op, root=dst, async_op=async_op)
+    check = g.agree("reduce", tensor, op, root=dst, async_op=async_op, data=True)
     mine = g.rank() == dst
     b = HostBuffer("reduce", tensor, write=mine)
     red = reducible(b.arr)
@@ -127,7 +145,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     g = _default("all_gather", group)
     check_tensor("all_gather", tensor)
     _list("all_gather", tensor_list, g.size(), "tensor_list", tensor, "the input tensor")
-    check = g.agree("all_gather", tensor, async_op=async_op)
+    check = g.agree("all_gather", tensor, async_op=async_op, data=True)
     outs = [HostBuffer("all_gather", t, f"tensor_list[{i}]", read=False)
             for i, t in enumerate(tensor_list)]
     send = mpi_view(HostBuffer("all_gather", tensor, write=False).arr)
@@ -149,7 +167,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     check_tensor("all_gather_into_tensor", input_tensor, "input_tensor")
     _stacked_or_cat("all_gather_into_tensor", output_tensor, input_tensor, g.size(),
                     "output_tensor", "input_tensor")
-    check = g.agree("all_gather_into_tensor", input_tensor, async_op=async_op)
+    check = g.agree("all_gather_into_tensor", input_tensor, async_op=async_op, data=True)
     send = mpi_view(HostBuffer("all_gather_into_tensor", input_tensor, "input_tensor",
                                write=False).arr)
     out = HostBuffer("all_gather_into_tensor", output_tensor, "output_tensor", read=False)
@@ -166,7 +184,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     check_tensor("reduce_scatter_tensor", input, "input")
     _stacked_or_cat("reduce_scatter_tensor", input, output, g.size(), "input", "output")
     mop = mpi_op(g.MPI, op, output._data.dtype, "reduce_scatter_tensor")
-    check = g.agree("reduce_scatter_tensor", output, op, async_op=async_op)
+    check = g.agree("reduce_scatter_tensor", output, op, async_op=async_op, data=True)
     rin = reducible(HostBuffer("reduce_scatter_tensor", input, "input", write=False).arr)
     out = HostBuffer("reduce_scatter_tensor", output, "output", read=False)
     rout = out.arr if rin.dtype == out.arr.dtype else np.empty(out.arr.shape, rin.dtype)
@@ -192,7 +210,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks. "
                          f"(labkit: scatter: only rank src={src} passes the list.)")
-    check = g.agree("scatter", tensor, root=src, async_op=async_op)
+    check = g.agree("scatter", tensor, root=src, async_op=async_op, data=True)
     out = HostBuffer("scatter", tensor, read=False)
     send = mpi_view(np.stack([_host(t) for t in scatter_list])) if g.rank() == src else None
     recv = mpi_view(out.arr)
@@ -214,7 +232,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
                          f"ranks. (labkit: gather: only rank dst={dst} passes the list.)")
-    check = g.agree("gather", tensor, root=dst, async_op=async_op)
+    check = g.agree("gather", tensor, root=dst, async_op=async_op, data=True)
     send = mpi_view(HostBuffer("gather", tensor, write=False).arr)
     if mine:
         outs = [HostBuffer("gather", t, f"gather_list[{i}]", read=False)

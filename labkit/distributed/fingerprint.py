@@ -1,16 +1,28 @@
-"""Every rank compares its collective call with the others' before any data moves.
+"""Every rank compares its collective call with the others', so that a mismatch is an error
+that names the calls instead of a hang.
 
 MPI requires all ranks to make the same collective calls in the same order with matching
 buffers; when they do not (a collective inside `if rank == 0:`, a shape that depends on the rank)
-MPI hangs or fails with a message about counts. Before each collective, labkit all-gathers a
-16-number fingerprint of the call (op, ReduceOp, root, dtype, shape) on a separate communicator
-and raises, on every rank, an error that lists what each rank called. It is torch's
-TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it costs one small
-all-gather per collective (one small-message latency; benchmarks/dist_allreduce.py measures it),
-which is little next to a large message and buys an error instead of a hang.
-LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. The wait is bounded by the group's timeout
+MPI hangs, or fails with a message about counts, or quietly computes garbage. With each
+collective, labkit compares a fingerprint of the call (op, ReduceOp, root, dtype, shape) across
+ranks on a separate communicator and raises, on every rank, an error that lists what each rank
+called. It is torch's TORCH_DISTRIBUTED_DEBUG=DETAIL collective check, on by default because it
+is cheap: the call is hashed once per distinct (op, dtype, shape, ...), the ranks all-gather the
+8-byte hashes (comparing them is one bytes comparison), and only when they differ does a second
+all-gather (on a third communicator) fetch every rank's full description for the message.
+
+A blocking collective starts its check (MPI_Iallgather) and its data transfer (MPI_Iallreduce,
+...) together, then waits for the check first: no extra round trip before the data moves (on a
+shared, oversubscribed machine every extra rendezvous can cost a scheduler time slice). If the
+calls disagree, the transfer is abandoned unwaited (its communicator is replaced by a fresh
+one, so later calls are not paired with its leftovers; the tensors of that call hold undefined
+values) and every rank raises. An async call's check runs first and its transfer starts once it
+has passed (process_group.flush), so an async mismatch moves no data at all.
+LABKIT_DISTRIBUTED_DEBUG=OFF turns the check off. Every wait is bounded by the group's timeout
 (watchdog.py), so a rank that never arrives ends the job with a message instead of a hang.
 """
+import hashlib
+
 import numpy as np
 
 from .watchdog import bounded
@@ -25,29 +37,61 @@ _WIDTH = 6 + _MAXDIM            # op, redop, root, dtype, ndim, numel, then the 
 
 
 class Fingerprint:
-    """The call check of one process group (its own duplicated communicator)."""
+    """The call check of one process group (its own duplicated communicators)."""
 
     def __init__(self, comm, timeout):
         self.comm, self.timeout = comm, timeout
-        self.mine = np.empty(_WIDTH, np.int64)
-        self.all = np.empty((comm.Get_size(), _WIDTH), np.int64)
+        self.explain_comm = comm.Dup()       # the full descriptions, only after a mismatch
+        self.n = comm.Get_size()
+        self.calls = {}                      # (op, redop, root, dtype, shape) -> _Call
 
     def agree(self, op, tensor=None, redop=None, root=-1):
         """Raise RuntimeError on every rank if the ranks are not all making this same call."""
-        sig = _sign(self.mine, op, tensor, redop, root)
-        bounded(self.timeout, lambda: self._late(sig), self.comm.Allgather, sig, self.all)
-        _verify(self.all, op)
+        self.finish(self.start(op, tensor, redop, root))
 
     def start(self, op, tensor=None, redop=None, root=-1):
-        """The same comparison for an async call, started without waiting (MPI_Iallgather)."""
-        sig = _sign(np.empty(_WIDTH, np.int64), op, tensor, redop, root)
-        table = np.empty((self.comm.Get_size(), _WIDTH), np.int64)
-        return PendingCheck(self.comm.Iallgather(sig, table), sig, table, op)
+        """The same comparison, started without waiting. Always MPI_Iallgather, also when the
+        caller waits at once: MPI never pairs a blocking collective with a non-blocking one,
+        and one rank may be checking a blocking call while another checks an async one."""
+        call = self._call(op, tensor, redop, root)
+        got = np.empty(self.n, np.int64)
+        return PendingCheck(self.comm.Iallgather(call.hash, got), call, got)
+
+    def passed(self, check):
+        """Wait for a started comparison: True when every rank makes the same call."""
+        bounded(self.timeout, lambda: self._late(check.call.sig), check.req.Wait)
+        return check.got.tobytes() == check.call.agreed
 
     def finish(self, check):
         """Wait for a started comparison and raise as agree() does."""
-        bounded(self.timeout, lambda: self._late(check.sig), check.req.Wait)
-        _verify(check.table, check.op)
+        if not self.passed(check):
+            raise self.mismatch(check.call)
+
+    def _call(self, op, tensor, redop, root):
+        if tensor is None:
+            k = (op, redop, root)
+        else:
+            a = tensor._data
+            k = (op, redop, root, a.dtype, a.shape)
+        call = self.calls.get(k)
+        if call is None:
+            if len(self.calls) > 4096:       # a program with ever-new shapes: start over
+                self.calls.clear()
+            sig = _sign(np.empty(_WIDTH, np.int64), op, tensor, redop, root)
+            call = self.calls[k] = _Call(sig, self.n)
+        return call
+
+    def mismatch(self, call):
+        """The hashes differ: gather every rank's full description (every rank gets here,
+        since all of them saw the same hashes) and return the error to raise."""
+        table = np.empty((self.n, _WIDTH), np.int64)
+        bounded(self.timeout, lambda: self._late(call.sig), self.explain_comm.Allgather,
+                call.sig, table)
+        return _error(table, OPS[call.sig[0]])
+
+    def free(self):
+        self.explain_comm.Free()
+        self.comm.Free()
 
     def _late(self, sig):
         me, op = self.comm.Get_rank(), OPS[sig[0]]
@@ -59,10 +103,22 @@ class Fingerprint:
 
 
 class PendingCheck:
-    __slots__ = ("req", "sig", "table", "op")
+    __slots__ = ("req", "call", "got")
 
-    def __init__(self, req, sig, table, op):
-        self.req, self.sig, self.table, self.op = req, sig, table, op
+    def __init__(self, req, call, got):
+        self.req, self.call, self.got = req, call, got
+
+
+class _Call:
+    """One kind of call, prepared once: its description `sig`, its 8-byte `hash`, and
+    `agreed`, the bytes the all-gather of hashes returns when every rank makes this call."""
+    __slots__ = ("sig", "hash", "agreed")
+
+    def __init__(self, sig, n):
+        h = hashlib.blake2b(sig.tobytes(), digest_size=8).digest()
+        self.sig, self.hash = sig, np.frombuffer(h, np.int64)
+        sig.flags.writeable = False
+        self.agreed = h * n
 
 
 def _sign(sig, op, tensor, redop, root):
@@ -79,18 +135,17 @@ def _sign(sig, op, tensor, redop, root):
     return sig
 
 
-def _verify(table, op):
-    if (table != table[0]).any():
-        rows = {}
-        for r, sig in enumerate(table):
-            rows.setdefault(_describe(sig), []).append(r)
-        lines = "\n".join(f"  rank{'s' if len(rs) > 1 else ''} {','.join(map(str, rs))}: {text}"
-                          for text, rs in rows.items())
-        raise RuntimeError(
-            f"{op}: the ranks are not making the same collective call:\n{lines}\n"
-            "Every rank must call the same collectives in the same order, with tensors of "
-            "the same shape and dtype (and the same op and src/dst); a collective inside "
-            "`if rank == ...:` or a shape that depends on the rank are the usual causes.")
+def _error(table, op):
+    rows = {}
+    for r, sig in enumerate(table):
+        rows.setdefault(_describe(sig), []).append(r)
+    lines = "\n".join(f"  rank{'s' if len(rs) > 1 else ''} {','.join(map(str, rs))}: {text}"
+                      for text, rs in rows.items())
+    return RuntimeError(
+        f"{op}: the ranks are not making the same collective call:\n{lines}\n"
+        "Every rank must call the same collectives in the same order, with tensors of "
+        "the same shape and dtype (and the same op and src/dst); a collective inside "
+        "`if rank == ...:` or a shape that depends on the rank are the usual causes.")
 
 
 def _describe(sig):

@@ -32,6 +32,7 @@ class ProcessGroup:
             else None
         self.pending = collections.deque()        # async Works whose check is in flight
         self.active = {}                          # Works whose MPI request is in flight
+        self.abandoned = []     # transfers of mismatched calls: never waited, never freed
 
     def rank(self):
         return self._rank
@@ -45,17 +46,37 @@ class ProcessGroup:
     def __repr__(self):
         return f"<labkit.distributed.ProcessGroup mpi rank={self._rank} size={self._size}>"
 
-    def agree(self, op, tensor=None, redop=None, root=-1, async_op=False):
-        """Check that every rank is making this same call (op, dtype, shape, ReduceOp, root).
-        It costs one tiny all-gather; LABKIT_DISTRIBUTED_DEBUG=OFF turns it off. An async call
-        only starts its check and returns it: its Work starts the data transfer once the check
-        has passed (see flush), so the call itself never waits for the other ranks."""
+    def agree(self, op, tensor=None, redop=None, root=-1, async_op=False, data=False):
+        """Check that every rank is making this same call (op, dtype, shape, ReduceOp, root);
+        LABKIT_DISTRIBUTED_DEBUG=OFF turns it off (None is returned). A call without data
+        (barrier, destroy) checks now. An async call only starts its check and returns it: its
+        Work starts the data transfer once the check has passed (see flush), so the call itself
+        never waits for the other ranks. A blocking call with data (`data=True`) also gets the
+        started check back, and starts its transfer at once: settle() then waits for both."""
         if self.fingerprint is None:
             return None
         if async_op:
             return self.fingerprint.start(op, tensor, redop, root)
         self.flush()
+        if data:
+            return self.fingerprint.start(op, tensor, redop, root)
         self.fingerprint.agree(op, tensor, redop, root)
+
+    def settle(self, check, req, what, keep):
+        """Finish a blocking call whose check and transfer (`req`) were started together: the
+        check first; when the ranks disagree the transfer is left unwaited (MPI may still write
+        into `keep`, the call's buffers, which stay referenced), the data communicator is
+        replaced (every rank is here: all saw the same hashes) and the error is raised."""
+        fp = self.fingerprint
+        if not fp.passed(check):
+            self.abandoned.append((req, keep))
+            error = fp.mismatch(check.call)
+            self.comm = bounded(self.timeout, lambda: f"{what}: rank {self._rank} could not "
+                                "renew its communicator after a mismatched call.",
+                                self.MPI.COMM_WORLD.Dup)
+            raise error
+        bounded(self.timeout, lambda: f"{what} on rank {self._rank} did not complete within "
+                f"{self.timeout:g} s.", req.Wait)
 
     def flush(self, upto=None, wait=True):
         """Start the transfers of pending async calls, in call order (the order MPI needs on
@@ -79,7 +100,7 @@ class ProcessGroup:
 
     def free(self):
         if self.fingerprint is not None:
-            self.fingerprint.comm.Free()
+            self.fingerprint.free()
         self.comm.Free()
 
 

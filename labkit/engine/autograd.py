@@ -101,10 +101,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     A max-heap on sequence number yields the nodes in reverse creation order; a node is pushed
     when its first gradient arrives and popped only after every node made later (all its
     consumers) has run, so its gradient is complete by then. Each node is one of: a leaf
-    (accumulate_leaf adds into .grad) or an op (call_backward runs its formula, checked, and
-    send_to_inputs sums each gradient into the node it flows to). Inlining those two into
-    this loop saved about 0.1 us per op on W2 (7.2 of 7.5 us/op on a loaded 2-core machine,
-    within its noise), so they stay functions a student can read.
+    (accumulate_leaf adds into .grad) or an op: call_backward runs its formula, checked, then
+    each gradient goes to the node that made that input, fitted to the input's shape and
+    dtype when it differs (_fit), and summed into what that node has received (_add). The
+    common case of that hand-over (the right shape and dtype, a node seen for the first time)
+    is written out in the loop: it runs once per edge of the graph (W2 measures it).
     """
     roots = _root_grads(outputs, grad_outputs)
     buffers = {}     # node -> the gradients summed so far, one per output
@@ -128,16 +129,41 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if targets is not None and node in targets:
                 for i, idx in targets[node]:
                     results[i] = grads[idx]
-            for fn in watchers:
-                fn(node, grads)
+            if watchers:
+                for fn in watchers:
+                    fn(node, grads)
             if type(node) is AccumulateGrad:
                 if accumulate:
                     accumulate_leaf(node, grads[0], create_graph, handed)
-            elif through is None or node in through:  # else: grad() w.r.t. a non-leaf: its
-                send_to_inputs(node, call_backward(node, grads), buffers, heap, needed)  # grad
-                if not retain_graph and node._saved:  # is taken, its node not run
-                    node._saved = ()
-                    node._freed = True
+                continue
+            if through is not None and node not in through:
+                continue   # grad() w.r.t. a non-leaf: its grad is taken, its node not run
+            edges = node._edges
+            if len(grads) == 1 and not node._freed and not process.anomaly:  # call_backward,
+                out = node._fn.backward(node, grads[0])                       # inlined
+                if type(out) is not tuple:
+                    out = (out,)
+                if len(out) != len(edges):
+                    raise _arity_error(node, out)
+            else:
+                out = call_backward(node, grads)
+            for e, g in zip(edges, out):                 # send each gradient to its input
+                if g is None or e is None:
+                    continue
+                nxt, idx = e
+                if nxt is None or (needed is not None and nxt not in needed):
+                    continue
+                if type(g) is not Tensor or g._data.shape != nxt._out_shapes[idx] \
+                        or g._data.dtype is not nxt._out_dtypes[idx]:
+                    g = _fit(node, edges.index(e), g, nxt, idx)
+                if nxt in buffers or len(nxt._out_shapes) != 1:
+                    _add(buffers, heap, nxt, idx, g)
+                else:                                  # its first gradient: queue it
+                    heappush(heap, (-nxt._seq, nxt))
+                    buffers[nxt] = [g]
+            if not retain_graph and node._saved:      # free what forward saved
+                node._saved = ()
+                node._freed = True
     finally:
         mode.enabled = prev
     if results is not None:
@@ -169,32 +195,19 @@ def call_backward(node, grads):
     return out
 
 
-def send_to_inputs(node, grads, buffers, heap, needed=None):
-    """Hand each input's gradient to the node that made that input: summed back to the
-    input's shape (broadcasting undone), cast to its dtype (as torch: each input gets its
-    own dtype), added to what that node has received. `needed` (for grad()) skips nodes no
-    wanted gradient passes through."""
-    edges = node._edges
-    for e, g in zip(edges, grads):
-        if g is None or e is None:
-            continue
-        nxt, idx = e
-        if nxt is None or (needed is not None and nxt not in needed):
-            continue
-        if not isinstance(g, Tensor):
-            g = _make(g, node._device)
-        shape = nxt._out_shapes[idx]
-        if g._data.shape != shape:
-            g = _reduce_grad(node, edges.index(e), g, shape)
-        dt = nxt._out_dtypes[idx]
-        if g._data.dtype is not dt and g._data.dtype != dt:
-            g = g.to(_dt.from_np(dt))
-        slot = buffers.get(nxt)
-        if slot is None and len(nxt._out_shapes) == 1:   # the common case, inlined
-            heappush(heap, (-nxt._seq, nxt))
-            buffers[nxt] = [g]
-        else:
-            _add(buffers, heap, nxt, idx, g)
+def _fit(node, i, g, nxt, idx):
+    """The gradient node's backward returned for its input i, made what input i's node
+    expects: a Tensor, summed back to the input's shape (broadcasting undone), cast to its
+    dtype (as torch: each input gets its own dtype)."""
+    if not isinstance(g, Tensor):
+        g = _make(g, node._device)
+    shape = nxt._out_shapes[idx]
+    if g._data.shape != shape:
+        g = _reduce_grad(node, i, g, shape)
+    dt = nxt._out_dtypes[idx]
+    if g._data.dtype != dt:
+        g = g.to(_dt.from_np(dt))
+    return g
 
 
 def _add(buffers, heap, node, idx, g):

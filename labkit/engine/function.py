@@ -31,6 +31,7 @@ SAVED_CONSTANT = "constant"   # a plain array
 SAVED_VALUE = "value"         # None or a Python number, as it was
 SAVED_PACKED = "packed"       # a tensor stored by a saved_tensors_hooks pack hook:
 #                               (packed, unpack, shape)
+_VALUE_NONE = (SAVED_VALUE, None, None, 0)   # a saved None (shared: the most common item)
 
 
 class FunctionCtx:
@@ -113,18 +114,18 @@ class Node(FunctionCtx):
         for kind, obj, vc, version in self._saved:
             if vc is not None and vc[0] != version:
                 raise self._modified_error(kind, obj, vc, version)
-            if kind is SAVED_INPUT:
+            if kind is SAVED_INPUT or kind is SAVED_VALUE:
                 out.append(obj)
             elif kind is SAVED_OUTPUT:    # re-attach our own output to this node
-                t = _make(obj[0], self._device, True)
-                t.grad_fn, t._out_idx = self, obj[1]
+                t = _new(Tensor)
+                t._data, t.device, t._rg, t.grad_fn = obj[0], self._device, True, self
+                if obj[1]:
+                    t._out_idx = obj[1]
                 out.append(t)
             elif kind is SAVED_CONSTANT:
                 out.append(_make(obj, self._device))
-            elif kind is SAVED_PACKED:
+            else:                         # SAVED_PACKED: unpack(packed)
                 out.append(obj[1](obj[0]))
-            else:
-                out.append(obj)
         return tuple(out)
 
     def saved_values(self):
@@ -253,26 +254,23 @@ def _call(cls, args, device, record):
     """The one core every op call goes through (apply and the per-arity fast paths, which only
     scan the arguments for the device and whether any requires grad): hand the call to the
     tracer, decide whether to record, run forward, wrap the output. It is the hottest code
-    in labkit (W2 measures it), hence written out in one function."""
+    in labkit (W2 measures it; benchmarks/op_cost.py shows where its time goes), hence
+    written out in one function: each Python call costs about 0.1 us."""
     if mode.tracer is not None:
         return call_untraced(cls, args)
     if record and mode.enabled:         # build the Node: it is forward's ctx
-        node = _new(cls._node_cls)
+        node = _new(cls._node_cls)      # each field set once, here (no __init__ call)
         edges = []
         needs = []
         for a in args:
-            if isinstance(a, Tensor):
-                if a._rg:
-                    fn = a.grad_fn
-                    if fn is None:
-                        fn = a._accum or accumulate_node(a)
-                    edges.append((fn, a._out_idx))
-                    needs.append(True)
-                else:
-                    edges.append(_NO_EDGE)
-                    needs.append(False)
+            if isinstance(a, Tensor) and a._rg:
+                fn = a.grad_fn
+                if fn is None:
+                    fn = a._accum or accumulate_node(a)
+                edges.append((fn, a._out_idx))
+                needs.append(True)
             else:
-                edges.append(None)
+                edges.append(_NO_EDGE if isinstance(a, Tensor) else None)
                 needs.append(False)
         node.needs_input_grad = tuple(needs)
         node._edges = edges
@@ -284,22 +282,19 @@ def _call(cls, args, device, record):
         ctx = node
         mode.enabled = False            # forward runs unrecorded (it may use Tensor ops)
     else:
-        ctx = node = None
+        ctx = _NULL                     # one shared ctx that keeps nothing
+        node = None
     try:
-        if cls.setup_context is None:
-            forward, n = cls.forward, len(args)
-            if ctx is None:
-                ctx = _NULL
-            if n == 2:                  # unrolled: a star call costs 140 ns more per op
-                out = forward(ctx, args[0], args[1])
-            elif n == 1:
-                out = forward(ctx, args[0])
-            else:
-                out = forward(ctx, *args)
-        else:                           # torch 2.x style: forward(*args), then setup_context
+        if cls.setup_context is not None:   # torch 2.x style: forward(*args), then setup_context
             out = cls.forward(*args)
             if node is not None:
                 cls.setup_context(node, args, out)
+        elif len(args) == 2:            # unrolled: a star call costs 140 ns more per op
+            out = cls.forward(ctx, args[0], args[1])
+        elif len(args) == 1:
+            out = cls.forward(ctx, args[0])
+        else:
+            out = cls.forward(ctx, *args)
     except _FORWARD_ERRORS as e:
         raise _forward_error(cls, args, e) from None
     finally:
@@ -435,29 +430,28 @@ def _pack_saved(items, outputs):
     hooks = mode.saved_hooks
     packed = []
     for item in items:
+        if item is None:
+            packed.append(_VALUE_NONE)
+            continue
         for i, o in enumerate(outputs):
-            if item is o or item is o._data:
-                vc = o._vc
-                if vc is None:
-                    vc = o._vc = [0]
-                if hooks is None:
-                    packed.append((SAVED_OUTPUT, (o._data, i), vc, vc[0]))
-                else:
-                    packed.append(_packed(hooks, o, vc))
+            if item is o._data or item is o:
                 break
         else:
-            if isinstance(item, Tensor):
-                vc = item._vc
-                if vc is None:
-                    vc = item._vc = [0]
-                if hooks is None:
-                    packed.append((SAVED_INPUT, item, vc, vc[0]))
-                else:
-                    packed.append(_packed(hooks, item, vc))
-            elif item is None or isinstance(item, (int, float, bool)):
-                packed.append((SAVED_VALUE, item, None, 0))
-            else:
-                packed.append((SAVED_CONSTANT, item, None, 0))
+            o = None
+        if o is None and not isinstance(item, Tensor):
+            kind = SAVED_VALUE if isinstance(item, (int, float, bool)) else SAVED_CONSTANT
+            packed.append((kind, item, None, 0))
+            continue
+        t = item if o is None else o
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = [0]
+        if hooks is not None:
+            packed.append(_packed(hooks, t, vc))
+        elif o is None:
+            packed.append((SAVED_INPUT, item, vc, vc[0]))
+        else:
+            packed.append((SAVED_OUTPUT, (o._data, i), vc, vc[0]))
     return packed
 
 

@@ -4,7 +4,15 @@ a play button) and SliderPlot (any figure driven by one or more named controls).
 The picture is not inside a widget: it is a normal display output updated through its display
 id. So a notebook run headless (nbval, nbconvert) or viewed on GitHub keeps a plain image of
 the state last shown, and in JupyterLab the controls replace it as they move.
+
+A student waits for every redraw (rendering a matplotlib figure to PNG alone takes ~50-100 ms),
+so what was drawn is kept, rendered, by the controls' values: going back to a position sends the
+stored picture again at once. The pictures must depend on the controls' values only (the figure
+function's other inputs fixed), as a slider's do; precompute() renders a grid up front.
 """
+import itertools
+from collections import OrderedDict
+
 from IPython.display import display
 
 # Sliders that do not set a width of their own get this one: the whole cell, up to 480 px.
@@ -23,7 +31,8 @@ class FrameSlider:
         value = hi if value is None else value
         self.frame = frame
         self.handle = None
-        self.current = frame(value)
+        self.drawn = Drawn(frame)
+        self.current = self.drawn.get(value)
         style = {"description_width": "initial"}
         self.slider = widgets.IntSlider(value=value, min=lo, max=hi, description=description,
                                         style=style, layout=widgets.Layout(width="420px"))
@@ -38,10 +47,16 @@ class FrameSlider:
 
     def show(self, k):
         """Draw frame k (into the displayed output, when there is one) and return it."""
-        self.current = self.frame(k)
-        if self.handle is not None:
-            self.handle.update(self.current)
+        self.current = self.drawn.get(k)
+        self.drawn.send(self.handle, k)
         return self.current
+
+    def precompute(self):
+        """Draw and render every frame now, so that neither a move nor play ever waits for one;
+        returns self, to display. For frames that are slow to draw (matplotlib figures)."""
+        for k in range(self.slider.min, self.slider.max + 1):
+            self.drawn.get(k, render=True)
+        return self
 
     def _ipython_display_(self):
         display(self.controls)
@@ -75,7 +90,8 @@ class SliderPlot:
             control.observe(self.on_change, names="value")
         self.figure, self.controls = figure, controls
         self.handle = None
-        self.current = figure(**self.values())
+        self.drawn = Drawn(lambda key: figure(**dict(zip(controls, key))))
+        self.current = self.drawn.get(self.key())
         items = list(controls.values())
         self.box = items[0] if len(items) == 1 else widgets.HBox(items)
 
@@ -83,20 +99,110 @@ class SliderPlot:
         """The controls' values by name: the keyword arguments figure is called with."""
         return {name: control.value for name, control in self.controls.items()}
 
+    def key(self):
+        return tuple(self.values().values())
+
     def on_change(self, change=None):
         self.redraw()
 
     def redraw(self):
         """Draw figure at the controls' values (into the displayed output, when there is one)
         and return it."""
-        self.current = self.figure(**self.values())
-        if self.handle is not None:
-            self.handle.update(self.current)
+        key = self.key()
+        self.current = self.drawn.get(key)
+        self.drawn.send(self.handle, key)
         return self.current
+
+    def precompute(self, limit=64):
+        """Draw and render every combination of the controls' positions now (at most `limit`:
+        more raises), so that no later move waits; returns self, to display. For figures that
+        are slow to make (a model trained per position), and controls with few positions."""
+        grids = [positions(c) for c in self.controls.values()]
+        count = 1
+        for g in grids:
+            count *= len(g)
+        if count > limit:
+            raise ValueError(f"precompute: the controls have {count} combinations of positions "
+                             f"(limit={limit}); give the sliders larger steps or raise limit.")
+        for key in itertools.product(*grids):
+            self.drawn.get(key, render=True)
+        return self
 
     def _ipython_display_(self):
         display(self.box)
         self.handle = display(self.current, display_id=True)
+
+
+class Drawn:
+    """make(key) -> displayable, kept by key with its rendering (the display data sent to the
+    browser), so a key seen before is shown again without drawing or rendering it again.
+    At most `size` keys are kept (the least recently shown go first)."""
+
+    def __init__(self, make, size=128):
+        self.make, self.size = make, size
+        self.kept = OrderedDict()           # key -> [object, rendered data or None]
+
+    def get(self, key, render=False):
+        """The object for key (made if new); render=True also renders it now."""
+        entry = self._entry(key)
+        if render and entry[1] is None:
+            entry[1] = _render(entry[0])
+        return entry[0]
+
+    def _entry(self, key):
+        kept = _same(key)           # a float set by the browser may differ in its last bits
+        if kept not in self.kept:
+            self.kept[kept] = [self.make(key), None]
+            while len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+        self.kept.move_to_end(kept)
+        return self.kept[kept]
+
+    def send(self, handle, key):
+        """Replace what handle shows by key's picture (rendered once, then reused)."""
+        if handle is None:
+            return
+        obj = self.get(key, render=True)
+        rendered = self._entry(key)[1]
+        if rendered is None:                # no IPython kernel: let the handle render it
+            handle.update(obj)
+        else:
+            data, metadata = rendered
+            handle.update(data, metadata=metadata, raw=True)
+
+
+def _same(key):
+    if isinstance(key, float):
+        return float(f"{key:.12g}")
+    return tuple(map(_same, key)) if isinstance(key, tuple) else key
+
+
+def _render(obj):
+    """(data, metadata) as IPython's display() would send for obj; None outside IPython."""
+    from IPython import get_ipython
+    shell = get_ipython()
+    return None if shell is None else shell.display_formatter.format(obj)
+
+
+def positions(control):
+    """Every value a control can take, in order: a slider's steps, a selection's options, a
+    checkbox's two states."""
+    import numpy as np
+    kind = type(control).__name__
+    if hasattr(control, "_options_values"):
+        return list(control._options_values)
+    if kind in ("Checkbox", "ToggleButton"):
+        return [False, True]
+    if not hasattr(control, "min") or not control.step:
+        raise ValueError(f"precompute: a {kind} has no finite set of positions.")
+    lo, hi, step = control.min, control.max, control.step
+    if kind.startswith("Int"):
+        return list(range(lo, hi + 1, step))
+    count = int(round((hi - lo) / step)) + 1
+    grid = [float(v) for v in np.round(lo + step * np.arange(count), 12) if v <= hi + 1e-12]
+    if kind.endswith("LogSlider"):
+        return [float(control.base ** e) for e in grid]
+    return grid
 
 
 def slider_plot(figure, **controls):

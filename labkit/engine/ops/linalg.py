@@ -3,6 +3,7 @@ from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
+from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -42,6 +43,9 @@ class MatMul(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
+        g = raw(grad)
+        if g is not None and a._data.ndim > 1 and b._data.ndim > 1:   # no graph to record
+            return _backward_arrays(a, b, g, need)
         ga = gb = None
         if a.ndim == 1 and b.ndim == 1:              # dot product
             ga = grad * b if need[0] else None
@@ -71,6 +75,20 @@ class MatMul(Function):
     def vmap(args, batched):
         (a, b), (ab, bb) = args, batched
         return rules.matmul(a, ab, b, bb)
+
+
+def _backward_arrays(a, b, g, need):
+    """MatMul.backward of matrices (and batches) on arrays: the same two products (numpy
+    hands transposed views to BLAS as they are, and copies a stride-0 gradient itself)."""
+    xp = a.device.xp
+    dt = a._data.dtype
+    ga = xp.matmul(g, b._data.swapaxes(-1, -2)) if need[0] else None
+    gb = xp.matmul(a._data.swapaxes(-1, -2), g) if need[1] else None
+    if ga is not None and ga.dtype != dt:     # bfloat16: numpy returns float32
+        ga = ga.astype(dt)
+    if gb is not None and gb.dtype != dt:
+        gb = gb.astype(dt)
+    return wrap(ga, a), wrap(gb, a)
 
 
 class Mm(MatMul):

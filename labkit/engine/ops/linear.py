@@ -6,8 +6,11 @@ its backward is still written with tensor ops, so it can be differentiated again
 from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
+from .raw import raw
 from .table import Numpy
 from . import rules
+
+_make = Tensor._make
 
 
 def _check(x, w, b):
@@ -73,6 +76,9 @@ class Linear(Function):
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
+        g = raw(grad)
+        if g is not None:                      # no graph to record: the same products on arrays
+            return _backward_arrays(x, w, g, need)
         gx = grad.matmul(w) if need[0] else None
         if grad.ndim != 2:                     # a batch of any shape: fold it into rows
             grad = grad.reshape(-1, grad.shape[-1])
@@ -94,6 +100,18 @@ class Linear(Function):
             return Linear.apply(x, w, b)
         out = rules.matmul(x, xb, w.transpose(-1, -2), wb)   # a batch of layers (ensembles)
         return out if b is None else out + (rules.lift(b, out.ndim - 1) if bb else b)
+
+
+def _backward_arrays(x, w, g, need):
+    """Linear.backward on arrays (raw.py)."""
+    xp, dt = x.device.xp, x._data.dtype
+    gx = xp.matmul(g, w._data) if need[0] else None
+    if g.ndim != 2:
+        g = g.reshape(-1, g.shape[-1])
+    gw = xp.matmul(g.T, x._data.reshape(-1, x._data.shape[-1])) if need[1] else None
+    gb = xp.matmul(xp.ones(g.shape[0], dt), g) if need[2] else None
+    return tuple(None if a is None else _make(a if a.dtype == dt else a.astype(dt), x.device)
+                 for a in (gx, gw, gb))      # bfloat16: numpy's matmul returns float32
 
 
 def _ones(grad):

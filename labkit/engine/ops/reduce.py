@@ -4,6 +4,7 @@ from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -46,6 +47,13 @@ def _expand_back(grad, shape, dims, keepdim):
     return grad.expand(shape)
 
 
+def _expand_arrays(g, shape, dims, keepdim, xp):
+    """_expand_back on arrays (raw.py): a broadcast view, as the Tensor form gives."""
+    if not keepdim and dims and len(shape):
+        g = g.reshape(tuple(1 if i in dims else s for i, s in enumerate(shape)))
+    return xp.broadcast_to(g, shape)
+
+
 def _float_in(node):
     return node.args[0].dtype.kind == "f"
 
@@ -77,6 +85,10 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        g = raw(grad)
+        if g is not None:
+            return wrap(_expand_arrays(g, ctx.shape, ctx.dims, ctx.keepdim, grad.device.xp),
+                        grad), None, None
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
     jvp = classmethod(rules.same_op)
@@ -108,10 +120,19 @@ class Mean(Function):
         for d in dims:
             n *= x._data.shape[d]
         ctx.n = n
-        return x.device.xp.asarray(x._data.mean(axis=dims, keepdims=keepdim))
+        d = x._data
+        if n and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
+            # numpy's mean is this sum and division (the same bits) behind a Python wrapper
+            return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim) / n)
+        # float16 (numpy sums it in float32), bfloat16, and n = 0 (nan, with numpy's warning)
+        return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
+        g = raw(grad)
+        if g is not None and ctx.n:        # (n = 0: the Tensor form's nan, without a warning)
+            return wrap(_expand_arrays(g / ctx.n, ctx.shape, ctx.dims, ctx.keepdim,
+                                       grad.device.xp), grad), None, None
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
     jvp = classmethod(rules.same_op)

@@ -7,6 +7,7 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
+from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -297,6 +298,9 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        g = raw(grad)
+        if g is not None:                  # no graph to record: the same mask on arrays
+            return wrap(y.device.xp.where(y._data <= 0, 0, g), y)
         from .select import where         # as torch: at nan the gradient passes, and a nan
         return where(y <= 0, 0.0, grad)    # gradient stays out where the input was cut
 
@@ -355,15 +359,25 @@ class Clamp(Function):
 
     @staticmethod
     def forward(ctx, x, lo, hi):
+        ctx.lo, ctx.hi = lo, hi
+        xp = x.device.xp
+        if x._data.dtype.kind == "f" and type(lo) in _NUMBERS and type(hi) in _NUMBERS:
+            # the common case: float x, number bounds, which the result type and casts
+            # leave as they are
+            ctx.save_for_backward(x)
+            d = x._data
+            if lo is not None:
+                d = xp.maximum(d, lo)
+            if hi is not None:
+                d = xp.minimum(d, hi)
+            return xp.asarray(d)
         bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
         ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
-        ctx.lo, ctx.hi = lo, hi
         dt = result_np(x, lo, hi)          # integer bounds must fit an integer result (torch)
         dt, (d, a, b) = cast_all(x, number_bound(dt, lo), number_bound(dt, hi))
         if dt.kind == "b" and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
             raise NotImplementedError("clamp: not implemented for bool tensors with Python "
                                       "bounds (as torch). Convert first: x.long().clamp(...).")
-        xp = x.device.xp
         if a is not None:
             d = xp.maximum(d, a)            # nan in x or a bound propagates, as torch
         if b is not None:
@@ -376,6 +390,9 @@ class Clamp(Function):
         lo = bounds.pop(0) if isinstance(ctx.lo, Tensor) else ctx.lo
         hi = bounds.pop(0) if isinstance(ctx.hi, Tensor) else ctx.hi
         need = ctx.needs_input_grad
+        g = raw(grad)
+        if g is not None and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
+            return _clamp_backward_arrays(x, lo, hi, g), None, None
         above = x >= lo if lo is not None else None
         below = x <= hi if hi is not None else None
         mask = above if below is None else below if above is None else above & below
@@ -401,6 +418,16 @@ class Clamp(Function):
         return t * mask
 
     vmap = classmethod(rules.elementwise)
+
+
+_NUMBERS = (int, float, type(None))    # not bool: a bool bound takes the promoting path
+
+
+def _clamp_backward_arrays(x, lo, hi, g):
+    """Clamp.backward's gradient for x when both bounds are numbers: the same mask."""
+    xp, d = x.device.xp, x._data
+    mask = d >= lo if hi is None else d <= hi if lo is None else (d >= lo) & (d <= hi)
+    return wrap(xp.where(mask, g, 0), x)
 
 
 class ClampMin(Clamp):

@@ -1,0 +1,27 @@
+"""Backward on raw arrays: the same formula, without the Tensor-op dispatch, when nothing
+needs the gradient computation itself as ops.
+
+A backward is written with Tensor ops so that create_graph=True records it (second
+derivatives), the jit tracer and vmap see it, and the profiler shows its ops. When none of
+those is on, those ops cost Python time and give nothing back; the hot backwards of a
+training step (matmul, linear, relu, clamp, pow, sum, mean) then compute on the arrays
+directly (tests/test_raw_backward.py checks both paths against torch).
+"""
+from ..grad_mode import mode
+from ..tensor import Tensor
+
+_make = Tensor._make
+
+
+def raw(grad):
+    """grad's array when backward may compute on arrays, else None: recording is off (no
+    create_graph), no tracer (jit, vmap, func transforms) and no node observer (profiler,
+    viz) is installed, and grad is a plain Tensor."""
+    if mode.enabled or mode.tracer is not None or mode.node_hooks or type(grad) is not Tensor:
+        return None
+    return grad._data
+
+
+def wrap(arr, like):
+    """arr as a Tensor on like's device (None stays None)."""
+    return None if arr is None else _make(arr, like.device)
