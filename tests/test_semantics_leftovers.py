@@ -74,3 +74,39 @@ def test_var_second_derivative_at_zero_degrees_of_freedom(shape, dim, corr, fn):
             res.append(("error", None))
     assert res[0][0] == res[1][0]
     np.testing.assert_array_equal(np.asarray(res[1][1], float), np.asarray(res[0][1], float))
+
+
+def _put(L, index, value, n=3, dtype="uint8"):
+    x = L.zeros(n, dtype=getattr(L, dtype))
+    x[index(L)] = value(L)
+    return x
+
+
+# fuzzer: x[mask] = tensor(-2.5) on uint8 is masked_fill_(mask, value.item()) in torch, so a value
+# that cannot fit raises even when the mask selects nothing; x[0] = tensor([v]) drops the 1
+PUT_CASES = {
+    f"{where} {what}": (lambda L, i=index, v=value, n=n: _put(L, i, v, n))
+    for where, index, n in [("empty mask", lambda L: L.zeros(0, dtype=L.bool), 0),
+                            ("mask", lambda L: L.tensor([True, False, True]), 3),
+                            ("int", lambda L: 0, 3), ("slice", lambda L: slice(None), 3)]
+    for what, value in [("tensor(-2.5)", lambda L: L.tensor(-2.5)),
+                        ("tensor(300.)", lambda L: L.tensor(300.)),
+                        ("tensor(-1)", lambda L: L.tensor(-1)),
+                        ("tensor([-2.5])", lambda L: L.tensor([-2.5])),
+                        ("tensor([[7.]])", lambda L: L.tensor([[7.]]))]}
+
+
+@pytest.mark.parametrize("name", sorted(PUT_CASES))
+def test_setitem_of_a_one_element_tensor_like_torch(name):
+    assert outcome(labkit, PUT_CASES[name]) == outcome(torch, PUT_CASES[name])
+
+
+def test_setitem_value_with_leading_ones_gets_its_gradient():
+    grads = []
+    for L in (labkit, torch):
+        v = L.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        x = L.zeros(2, 3).clone()
+        x[0] = v
+        (x * L.tensor([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])).sum().backward()
+        grads.append(v.grad.numpy())
+    np.testing.assert_array_equal(*grads)

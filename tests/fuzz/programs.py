@@ -287,7 +287,9 @@ def apply(L, s, t):
             return getattr(t, name)()
         return getattr(t, name)(dim, keepdim=keep)
     if name in ("max_dim", "min_dim", "median_dim"):
-        return getattr(t, name[:-4])(s[1], s[2]).values
+        if name == "median_dim" and type(t).__module__.startswith("torch"):
+            t = t.contiguous()   # torch 2.13 CPU misreads stride-0 inputs here (pinned in
+        return getattr(t, name[:-4])(s[1], s[2]).values   # test_torch_semantics_reductions)
     if name == "cumsum":
         return t.cumsum(s[1])
     if name == "logsumexp":

@@ -1,6 +1,7 @@
 """Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
 import numpy as np
 
+from ..dtype import bool_
 from ..function import Function, _pack_saved
 from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
@@ -306,6 +307,15 @@ def getitem(x, idx):
     return _guard(Index.apply(x, idx), raw)
 
 
+def _is_mask_index(idx):
+    """idx is one bool mask, after full slices at most (torch fills through it with
+    masked_fill_ when the value has one element)."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    masks = [i for i in items if isinstance(i, Tensor) and i.dtype == bool_]
+    return len(masks) == 1 and all(i is masks[0] or (type(i) is slice and i == slice(None))
+                                   for i in items)
+
+
 def _guard(out, raw):
     """Keep the index tensors of x[idx] in out's node, version-checked like saved tensors:
     backward reads their values, so changing one in place must raise, not give the gradient
@@ -324,6 +334,14 @@ def setitem(x, idx, value):
     from .inplace import inplace
     if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
         value = fill_value(x._data.dtype, value)   # refused before the index is read
+    else:
+        if value.numel() == 1 and _is_mask_index(idx):   # torch: masked_fill_(mask, value.item())
+            fill_value(x._data.dtype, value.item())      # so a value that cannot fit raises
+        if value.ndim and value.shape[0] == 1:           # torch drops a value's leading 1s
+            shape = list(value.shape)                    # (x[0] = tensor([v]) works)
+            while shape and shape[0] == 1:
+                shape.pop(0)
+            value = value.reshape(shape)
     idx = _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)

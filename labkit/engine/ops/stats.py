@@ -11,6 +11,7 @@ from ..creation import arange, linspace
 from ..dtype import bool_
 from ..function import Function
 from ..tensor import Tensor, tensor_method
+from .gather import gather
 from .join import stack
 from .reduce import _dims, evenly_distribute
 from .select import where
@@ -129,9 +130,7 @@ def mode(input, dim=-1, keepdim=False):
                          f"{tuple(input.shape)} is empty.")
     perm = [i for i in range(input.ndim) if i != d] + [d]
     idx = ModeIndex.apply(input.permute(*perm)).unsqueeze(d)
-    pos = arange(input.shape[d], device=input.device).reshape(
-        *[-1 if i == d else 1 for i in range(input.ndim)])
-    values = where(pos == idx, input, 0).sum(d, keepdim=True).to(input.dtype)
+    values = gather(input, d, idx)          # gathered: a masked sum loses the sign of -0.0
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
     return mode_t(values, idx)
@@ -327,11 +326,8 @@ def _median(input, dim, keepdim, ignore_nan, name):
                          f"{tuple(input.shape)}.")
     s, order = _sort(x, x.ndim - 1)
     pos = MedianPosition.apply(s, ignore_nan).unsqueeze(-1)
-    picked = arange(n, device=input.device) == pos              # one True per row
-    values = where(picked, s, 0).sum(-1).to(input.dtype)
-    if dim is None:
-        return values
-    indices = where(picked, order, 0).sum(-1)
+    # gathered, not summed under a mask: a sum would turn a median of -0.0 into +0.0
+    values, indices = gather(s, -1, pos).squeeze(-1), gather(order, -1, pos).squeeze(-1)
     if input.ndim == 0:
         values, indices = values.reshape(()), indices.reshape(())
     elif keepdim:
