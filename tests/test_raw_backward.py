@@ -319,6 +319,9 @@ def test_the_array_path_stays_off_under_jit_and_node_observers(spy):
         labkit.engine.hooks.node_hooks.remove(watch)
     assert seen and spy == []
     g = labkit.func.grad(lambda w: x.mm(w).relu().sum())(w)
-    np.testing.assert_allclose(g.numpy(), torch.func.grad(
-        lambda tw: torch.from_numpy(x.numpy()).mm(tw).relu().sum())(
-        torch.from_numpy(w.detach().numpy())).numpy(), rtol=1e-6)
+    tw = torch.from_numpy(w.detach().numpy()).requires_grad_()
+    ref = torch.func.grad(lambda tw: torch.from_numpy(x.numpy()).mm(tw).relu().sum())(tw)
+    # relu's gradient depends on w (a zero derivative, torch's threshold_backward), so with
+    # w requiring grad the result does too, in both
+    assert g.requires_grad == ref.requires_grad is True
+    np.testing.assert_allclose(g.detach().numpy(), ref.detach().numpy(), rtol=1e-6)

@@ -4,6 +4,7 @@ import numpy as np
 from ..defaults import defaults
 from ..promotion import cast, cast_all, result_np
 from ..tensor import Tensor
+from .shape import dense_order
 
 _f64 = np.dtype("float64")
 
@@ -18,6 +19,12 @@ def float_data(x):
     (float32 unless set_default_dtype changed it), as torch."""
     d = x._data
     if d.dtype.kind not in "fV":   # V: bfloat16
+        if 0 in d.strides and d.size > 1:   # numpy's astype would put an expanded dim
+            perm = dense_order(d.shape, d.strides)    # innermost; torch keeps it in place
+            out = x.device.xp.empty([d.shape[i] for i in perm], defaults.float)
+            out = out.transpose([perm.index(i) for i in range(d.ndim)])
+            out[...] = d
+            return out
         d = d.astype(defaults.float)
     return d
 

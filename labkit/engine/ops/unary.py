@@ -301,8 +301,7 @@ class Relu(Function):
         g = raw(grad)
         if g is not None:                  # no graph to record: the same mask on arrays
             return wrap(y.device.xp.where(y._data <= 0, 0, g), y)
-        from .select import where         # as torch: at nan the gradient passes, and a nan
-        return where(y <= 0, 0.0, grad)    # gradient stays out where the input was cut
+        return ThresholdBackward.apply(grad, y)
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -338,6 +337,33 @@ class Abs(Function):
 
 def _float_out(node):
     return node.outputs[0].dtype.kind == "f"
+
+
+class ThresholdBackward(Function):
+    """relu's gradient, where(y <= 0, 0, grad), as an op of its own like torch's
+    threshold_backward: its derivative in y is a zero tensor (torch's formula), not "no
+    dependence", so a second derivative that meets 0/0 or 0 * inf along y's graph is nan, as
+    in torch. At nan the gradient passes, and a nan gradient stays out where x was cut."""
+    node_name = "ThresholdBackwardBackward0"
+    arity, elementwise = 2, True
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(y)
+        g = grad._data
+        return y.device.xp.where(y._data <= 0, g.dtype.type(0), g)
+
+    @staticmethod
+    def backward(ctx, gg):
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(gg, y), zeros_like(y)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else ThresholdBackward.apply(t, args[1])
+
+    vmap = classmethod(rules.elementwise)
 
 
 class Clamp(Function):
