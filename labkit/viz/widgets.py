@@ -178,10 +178,13 @@ def _same(key):
 
 
 def _render(obj):
-    """(data, metadata) as IPython's display() would send for obj; None outside IPython."""
+    """(data, metadata) as IPython's display() would send for obj; None outside a kernel (a
+    plain IPython shell, or none: the handle is then given the object itself)."""
     from IPython import get_ipython
     shell = get_ipython()
-    return None if shell is None else shell.display_formatter.format(obj)
+    if getattr(shell, "kernel", None) is None:
+        return None
+    return shell.display_formatter.format(obj)
 
 
 def positions(control):
