@@ -4,7 +4,7 @@ import numpy as np
 from ..defaults import defaults
 from ..promotion import cast, cast_all, result_np
 from ..tensor import Tensor
-from .shape import dense_order
+from .shape import dense_copy
 
 _f64 = np.dtype("float64")
 
@@ -20,11 +20,7 @@ def float_data(x):
     d = x._data
     if d.dtype.kind not in "fV":   # V: bfloat16
         if 0 in d.strides and d.size > 1:   # numpy's astype would put an expanded dim
-            perm = dense_order(d.shape, d.strides)    # innermost; torch keeps it in place
-            out = x.device.xp.empty([d.shape[i] for i in perm], defaults.float)
-            out = out.transpose([perm.index(i) for i in range(d.ndim)])
-            out[...] = d
-            return out
+            return dense_copy(x.device.xp, d, defaults.float)   # innermost; torch keeps it
         d = d.astype(defaults.float)
     return d
 

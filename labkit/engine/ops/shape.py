@@ -278,6 +278,15 @@ def dense_order(shape, strides):
     return perm[::-1]
 
 
+def dense_copy(xp, d, dtype):
+    """d copied (cast to dtype) into the dense layout torch gives it (dense_order)."""
+    perm = dense_order(d.shape, d.strides)        # outermost dim first
+    out = xp.empty([d.shape[i] for i in perm], dtype)
+    out = out.transpose([perm.index(i) for i in range(d.ndim)])
+    out[...] = d
+    return out
+
+
 class Clone(Function):
     """A copy. order "K" keeps the input's layout (torch's preserve_format: a transposed
     input's clone is transposed in memory too, so x.t().clone().view(-1) fails as in torch);
@@ -292,11 +301,7 @@ class Clone(Function):
         d = x._data
         if order != "K" or d.flags.c_contiguous or d.size == 0:
             return d.copy(order=order)
-        perm = dense_order(d.shape, d.strides)        # outermost dim first
-        out = x.device.xp.empty([d.shape[i] for i in perm], d.dtype)
-        out = out.transpose([perm.index(i) for i in range(d.ndim)])
-        out[...] = d
-        return out
+        return dense_copy(x.device.xp, d, d.dtype)
 
     @staticmethod
     def backward(ctx, grad):
