@@ -17,12 +17,13 @@ network" is shared memory: the numbers are a laptop's, not a cluster's.
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
 import labkit
 import labkit.distributed as dist
+
+from timing import per_round as paired   # per-round samples, interleaved
 
 SIZES = [2 ** k for k in range(10, 27)]      # bytes: 1 KiB .. 64 MiB
 GLOO_SIZES = SIZES[::4]
@@ -33,25 +34,6 @@ def relaunch():
     cmd = [find_mpiexec(), "-n", "2", sys.executable, os.path.abspath(__file__), *sys.argv[1:]]
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.execv(cmd[0], cmd)
-
-
-def paired(candidates, rounds, number, warmup=2):
-    """{name: [seconds per call, one per round]}: each round times every candidate back to back
-    (rotating the order), so per-round ratios cancel the machine's slow drifts in load. Every
-    rank runs the same sequence, as collectives require."""
-    names = list(candidates)
-    for fn in candidates.values():
-        for _ in range(warmup):
-            fn()
-    samples = {n: [] for n in names}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            fn = candidates[n]
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            samples[n].append((time.perf_counter() - t0) / number)
-    return samples
 
 
 def fit_alpha_beta(sizes, seconds):

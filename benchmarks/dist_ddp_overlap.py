@@ -23,25 +23,9 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 from dist_ddp_launch import relaunch, under_mpi
-
-
-def paired(candidates, rounds, number, warmup=2):
-    """{name: [seconds per call, one per round]}, candidates in a rotating order each round."""
-    names = list(candidates)
-    for fn in candidates.values():
-        for _ in range(warmup):
-            fn()
-    samples = {n: [] for n in names}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            t0 = time.perf_counter()
-            for _ in range(number):
-                candidates[n]()
-            samples[n].append((time.perf_counter() - t0) / number)
-    return samples
+from timing import per_round as paired   # per-round samples, interleaved
 
 
 def main(width, depth, batch, bucket_mb, rounds):

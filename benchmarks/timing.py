@@ -7,21 +7,27 @@ import statistics
 import time
 
 
-def compare(candidates, rounds=31, number=20, warmup=3):
-    """{name: fn} -> {name: median seconds per call}."""
+def per_round(candidates, rounds=31, number=20, warmup=3):
+    """{name: [seconds per call, one per round]}: each round times every candidate back to back,
+    in a rotating order, so per-round ratios cancel the machine's slow drifts in load."""
     names = list(candidates)
     for fn in candidates.values():
         for _ in range(warmup):
             fn()
     samples = {n: [] for n in names}
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        for n in order:
+        for n in names[r % len(names):] + names[:r % len(names)]:
             fn = candidates[n]
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()
             samples[n].append((time.perf_counter() - t0) / number)
+    return samples
+
+
+def compare(candidates, rounds=31, number=20, warmup=3):
+    """{name: fn} -> {name: median seconds per call}."""
+    samples = per_round(candidates, rounds, number, warmup)
     return {n: statistics.median(s) for n, s in samples.items()}
 
 
