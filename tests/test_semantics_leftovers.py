@@ -88,7 +88,11 @@ PUT_CASES = {
     f"{where} {what}": (lambda L, i=index, v=value, n=n: _put(L, i, v, n))
     for where, index, n in [("empty mask", lambda L: L.zeros(0, dtype=L.bool), 0),
                             ("mask", lambda L: L.tensor([True, False, True]), 3),
-                            ("int", lambda L: 0, 3), ("slice", lambda L: slice(None), 3)]
+                            ("int", lambda L: 0, 3), ("slice", lambda L: slice(None), 3),
+                            ("slice then mask", lambda L: (slice(None, 0), L.zeros(0, dtype=L.bool)),
+                             (0, 0)),
+                            ("int then mask", lambda L: (0, L.tensor([True, False])), (2, 2)),
+                            ("... then mask", lambda L: (..., L.tensor([True, False])), (2, 2))]
     for what, value in [("tensor(-2.5)", lambda L: L.tensor(-2.5)),
                         ("tensor(300.)", lambda L: L.tensor(300.)),
                         ("tensor(-1)", lambda L: L.tensor(-1)),

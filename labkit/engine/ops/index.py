@@ -307,13 +307,22 @@ def getitem(x, idx):
     return _guard(Index.apply(x, idx), raw)
 
 
+def _fits_or_raise(x, idx, number):
+    """torch's masked_fill_ check of a one-element value, after the index itself is checked
+    (a mask of the wrong shape is reported first, as torch)."""
+    try:
+        fill_value(x._data.dtype, number)
+    except RuntimeError:
+        _get(x._data, _index_arrays(idx, x))
+        raise
+
+
 def _is_mask_index(idx):
-    """idx is one bool mask, after full slices at most (torch fills through it with
-    masked_fill_ when the value has one element)."""
+    """idx holds one bool mask and otherwise only basic items (ints, slices, None, ...): torch
+    then fills through it with masked_fill_ when the value has one element."""
     items = idx if isinstance(idx, tuple) else (idx,)
-    masks = [i for i in items if isinstance(i, Tensor) and i.dtype == bool_]
-    return len(masks) == 1 and all(i is masks[0] or (type(i) is slice and i == slice(None))
-                                   for i in items)
+    advanced = [i for i in items if isinstance(i, (Tensor, list, np.ndarray))]
+    return len(advanced) == 1 and isinstance(advanced[0], Tensor) and advanced[0].dtype == bool_
 
 
 def _guard(out, raw):
@@ -336,7 +345,7 @@ def setitem(x, idx, value):
         value = fill_value(x._data.dtype, value)   # refused before the index is read
     else:
         if value.numel() == 1 and _is_mask_index(idx):   # torch: masked_fill_(mask, value.item())
-            fill_value(x._data.dtype, value.item())      # so a value that cannot fit raises
+            _fits_or_raise(x, idx, value.item())         # so a value that cannot fit raises
         if value.ndim and value.shape[0] == 1:           # torch drops a value's leading 1s
             shape = list(value.shape)                    # (x[0] = tensor([v]) works)
             while shape and shape[0] == 1:
