@@ -7,22 +7,13 @@ loops, or goes through float32), so low precision is *slower* here; the gain liv
 with tensor cores (on a GPU run: the cuda rows). What a CPU does show is memory: activations
 kept for backward take half the bytes.
 """
-import os
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")   # one BLAS thread (before numpy loads): on a shared
-    #                                  machine more threads wait on each other (100x slower)
+import one_thread  # noqa: F401  (first: one BLAS and torch thread)
 
 import numpy as np
 
 import labkit
 from labkit.autograd.graph import SavedTensorMeter
 from timing import compare, report
-
-try:                       # one thread each: this machine's 2 cores are shared; fair ratios
-    import torch as _torch
-    _torch.set_num_threads(1)
-except ImportError:
-    pass
 
 N = 256
 

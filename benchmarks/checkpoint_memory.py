@@ -6,22 +6,13 @@ The memory law: k segments keep k segment inputs, and during backward one segmen
 activations: about k + n/k, least at k = sqrt(n). The price: each checkpointed segment's
 forward runs twice (about one extra forward, at most ~1/3 more time per step).
 """
-import os
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")   # one BLAS thread (before numpy loads): on a shared
-    #                                  machine more threads wait on each other (100x slower)
+import one_thread  # noqa: F401  (first: one BLAS and torch thread)
 
 
 import labkit
 from labkit.autograd.graph import SavedTensorMeter
 from labkit.utils.checkpoint import checkpoint_sequential
 from timing import compare
-
-try:                       # one thread each: this machine's 2 cores are shared; fair ratios
-    import torch as _torch
-    _torch.set_num_threads(1)
-except ImportError:
-    pass
 
 N, WIDTH, BATCH = 16, 256, 256
 SEGMENTS = (0, 1, 2, 4, 8, 16)          # 0: no checkpointing

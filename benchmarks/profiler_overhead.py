@@ -3,20 +3,11 @@ profile() (CPU), and with record_shapes + profile_memory + with_stack, labkit an
 one interleaved run. Off, labkit's profiler installs nothing (tests/test_profiler.py checks
 that the engine's functions are the originals), so "off" is the plain step.
 """
-import os
-for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_v, "1")   # one BLAS thread (before numpy loads): on a shared
-    #                                  machine more threads wait on each other (100x slower)
+import one_thread  # noqa: F401  (first: one BLAS and torch thread)
 
 import labkit
 from labkit import profiler
 from timing import compare
-
-try:                       # one thread each: this machine's 2 cores are shared; fair ratios
-    import torch as _torch
-    _torch.set_num_threads(1)
-except ImportError:
-    pass
 
 
 def setup(m):
