@@ -3,6 +3,11 @@
 Reverse creation order is a valid topological order (an op's inputs are always made before
 it), so no recursion and no dependency counting are needed: a heap keyed on the sequence
 number hands out each node once, after all its consumers, with its summed gradient.
+
+One exception, as in torch: while some leaf has a post-accumulate-grad hook (DDP starts an
+all-reduce there), backward counts each leaf's consumers and runs its AccumulateGrad as soon
+as the last one has run. A leaf's node is made at its first use, long ago, so by sequence
+number it would run only at the very end of backward.
 """
 from heapq import heappop, heappush
 
@@ -117,13 +122,18 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         targets, results = _targets(inputs), [None] * len(inputs)
         needed, through = _needed(_collect([r[0] for r in roots]), targets)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
+    waiting = ready = None   # leaf node -> consumers not run yet; leaves complete before that
+    if accumulate and process.post_accumulate_hooks:
+        waiting, ready = _leaf_consumers(roots), []
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     watchers = mode.node_hooks
     try:
         while heap:
-            node = heappop(heap)[1]
-            grads = buffers.pop(node)
+            node = ready.pop() if ready else heappop(heap)[1]
+            grads = buffers.pop(node, None)
+            if grads is None:
+                continue   # a leaf already run from `ready` (its heap entry comes later)
             if node._hooks:
                 grads = _run_hooks(node, grads)
             if targets is not None and node in targets:
@@ -161,6 +171,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 else:                                  # its first gradient: queue it
                     heappush(heap, (-nxt._seq, nxt))
                     buffers[nxt] = [g]
+            if waiting is not None:
+                _release_leaves(edges, waiting, ready, buffers)
             if not retain_graph and node._saved:      # free what forward saved
                 node._saved = ()
                 node._freed = True
@@ -173,6 +185,34 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     f"grad: input {i} was not used to compute the outputs, so its gradient is "
                     "undefined. Pass allow_unused=True to get None for it.")
     return results
+
+
+def _leaf_consumers(roots):
+    """{AccumulateGrad node: how many edges of the graph lead to it}."""
+    counts, seen = {}, set()
+    stack = [r[0] for r in roots]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for e in node._edges:
+            if e is not None and e[0] is not None:
+                nxt = e[0]
+                if type(nxt) is AccumulateGrad:
+                    counts[nxt] = counts.get(nxt, 0) + 1
+                else:
+                    stack.append(nxt)
+    return counts
+
+
+def _release_leaves(edges, waiting, ready, buffers):
+    """A node has run: each leaf it was the last consumer of is complete and runs next."""
+    for e in edges:
+        if e is not None and e[0] in waiting:
+            left = waiting[e[0]] = waiting[e[0]] - 1
+            if left == 0 and e[0] in buffers:
+                ready.append(e[0])
 
 
 def call_backward(node, grads):

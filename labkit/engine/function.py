@@ -173,6 +173,19 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
+class _PostAccumulateHandle(_HookHandle):
+    """Counts the post-accumulate hooks alive (the engine tracks leaf readiness while any is)."""
+
+    def __init__(self, hooks, hook):
+        super().__init__(hooks, hook)
+        process.post_accumulate_hooks += 1
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+            process.post_accumulate_hooks -= 1
+
+
 class AccumulateGrad(Node):
     """The node that ends a path at a leaf: it adds the incoming gradient into leaf.grad.
     The leaf owns its node (hooks live there); the node points back weakly, so a graph is

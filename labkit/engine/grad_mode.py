@@ -28,6 +28,8 @@ class _Process:
     """Process-wide switches, read on every op: a plain object is cheaper than mode's
     per-thread lookup."""
     anomaly = False
+    post_accumulate_hooks = 0   # alive anywhere: backward then runs each leaf's
+    #                             AccumulateGrad as soon as its gradient is complete
 
 
 process = _Process()

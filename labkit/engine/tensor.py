@@ -160,12 +160,12 @@ class Tensor:
         if not self._rg:
             raise RuntimeError("register_post_accumulate_grad_hook: cannot register a hook on a "
                                "tensor that does not require grad. Call x.requires_grad_() first.")
-        from .function import _HookHandle, accumulate_node
+        from .function import _PostAccumulateHandle, accumulate_node
         node = accumulate_node(self)
         if not node._post_hooks:
             node._post_hooks = []
         node._post_hooks.append(hook)
-        return _HookHandle(node._post_hooks, hook)
+        return _PostAccumulateHandle(node._post_hooks, hook)
 
     # --- shape and type -----------------------------------------------------------------
     @property

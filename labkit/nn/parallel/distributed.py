@@ -5,9 +5,10 @@ so every replica starts identical. Gradients are grouped into buckets (about buc
 each) in REVERSE registration order, because backward produces the last layer's gradients
 first. A post-accumulate-grad hook on every parameter counts arrivals; when a bucket's last
 gradient lands, its asynchronous all-reduce starts while backward keeps computing earlier
-layers (each gradient lands as soon as it is complete, as in torch: see _accumulate_early; and
-DDP drives MPI's progress before every backward node: see _poll). Buckets are launched strictly in index order (MPI pairs collectives by call order, so
-every rank must start them in the same order). The hook that delivers the iteration's last
+layers (the engine runs a hooked leaf's AccumulateGrad as soon as its last consumer has run, as
+torch's does, and DDP drives MPI's progress before every backward node: see _poll). Buckets
+are launched strictly in index order (MPI pairs collectives by call order, so every rank must
+start them in the same order). The hook that delivers the iteration's last
 gradient waits for all buckets and writes the averaged gradients back: torch waits in the
 autograd engine's final callback; waiting in the last hook is the same moment here, because
 every gradient has been accumulated by then, and needs no engine change. So `backward()`
@@ -47,11 +48,9 @@ def _tensors_in(obj):
 
 
 def _walk(output):
-    """The autograd graph of `output`: ids of the leaves it leads to (torch runs the same search
-    when find_unused_parameters=True), and, per leaf's AccumulateGrad node, the creation number
-    (_seq) of its FIRST consumer: the last node backward runs before that leaf's gradient is
-    complete."""
-    seen, found, first = set(), set(), {}
+    """Ids of the leaves the autograd graph of `output` leads to (torch runs the same search
+    when find_unused_parameters=True)."""
+    seen, found = set(), set()
     stack = [t.grad_fn for t in _tensors_in(output) if t.grad_fn is not None]
     found.update(id(t) for t in _tensors_in(output) if t.grad_fn is None and t.requires_grad)
     while stack:
@@ -62,14 +61,8 @@ def _walk(output):
         leaf = getattr(node, "variable", None)
         if leaf is not None:
             found.add(id(leaf))
-        for edge in node._edges:
-            if edge is not None and edge[0] is not None:
-                nxt = edge[0]
-                if hasattr(nxt, "variable"):
-                    k = id(nxt)
-                    first[k] = min(first.get(k, node._seq), node._seq)
-                stack.append(nxt)
-    return found, first
+        stack.extend(e[0] for e in node._edges if e is not None and e[0] is not None)
+    return found
 
 
 class _Bucket:
@@ -108,8 +101,6 @@ class DistributedDataParallel(Module):
         self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready)
                          for _, p in named]
         self._expected = None   # ids of params whose gradient this backward waits for
-        self._marked = None     # ids of params already counted in this iteration
-        self._current = None    # the node this DDP's backward is at (see _watch)
         self.timeline = None    # a list to record ("launch"/"done", bucket, time) in: "done"
         #                         is when a poll between gradients, or the final wait, saw it
 
@@ -177,19 +168,16 @@ class DistributedDataParallel(Module):
             with no_grad():
                 for b in self._buffers_list():
                     dist.broadcast(b.detach(), src=0)
-        self._marked = None
         out = self.module(*args, **kwargs)
         if self.require_backward_grad_sync and any(t.requires_grad for t in _tensors_in(out)):
             self._prepare(out)
         return out
 
     def _prepare(self, out):
-        reached, first = _walk(out)
-        self._accumulate_early(first)
+        reached = _walk(out)
         if self._watch not in engine_hooks.node_hooks:
             engine_hooks.node_hooks.append(self._watch)   # read by the backward that follows
         self._expected = {pid for pid in self._names}
-        self._marked = set()     # params whose gradient was counted in this iteration
         self._unused = [pid for pid in self._names if pid not in reached]
         self._unused_checked = False
         for b in self._buckets:
@@ -197,24 +185,6 @@ class DistributedDataParallel(Module):
                 b.work.wait()
             b.pending, b.work, b.finished = len(b.params), None, False
         self._next = 0
-
-    def _accumulate_early(self, first):
-        """Let each parameter's gradient land as soon as it is complete, as torch's engine
-        does (its AccumulateGrad nodes run first among the ready nodes). labkit's engine runs
-        nodes in reverse creation order, and a parameter's AccumulateGrad node is made the
-        first time the parameter is used, long ago, so every .grad would land only at the end
-        of backward and no bucket could start before it. Numbering the node just below its
-        first consumer in this graph keeps the order topological (all of its consumers still
-        run before it) and makes it run right after them: the hooks fire, and the buckets
-        start, while backward is still computing the earlier layers. A parameter also used
-        outside this forward (before it) would then accumulate twice: torch's error says so."""
-        taken = {}
-        for p in (p for b in self._buckets for p in b.params):
-            node = p._accum
-            c = None if node is None else first.get(id(node))
-            if c is not None:
-                j = taken[c] = taken.get(c, 0) + 1     # distinct keys: the heap never ties
-                node._seq = c - 0.5 + j / 4096
 
     def _unfinished_error(self):
         missing = [self._names[pid] for pid in self._names if pid in self._expected]
@@ -229,9 +199,6 @@ class DistributedDataParallel(Module):
 
     # --- backward: hooks, buckets, finalize ---------------------------------------------------
     def _grad_ready(self, param):
-        ours, self._current = self._current is param._accum, None   # this DDP's backward?
-        if ours and self._marked is not None and id(param) in self._marked:
-            self._marked_twice(param)
         if self._expected is None or id(param) not in self._expected:
             return   # no_sync, or a forward without DDP: local only
         if not self._unused_checked:
@@ -239,18 +206,6 @@ class DistributedDataParallel(Module):
             if self._unused:
                 self._mark_unused()
         self._mark(param)
-
-    def _marked_twice(self, param):
-        name = self._names[id(param)]
-        self._expected = self._marked = None
-        self._stop_polling()
-        raise RuntimeError(
-            "Expected to mark a variable ready only once. (labkit: DistributedDataParallel: "
-            f"parameter '{name}' received a second gradient after its bucket's all-reduce had "
-            "started: a second backward through the same forward, or the parameter is also "
-            "used outside the wrapped module's forward, e.g. in a loss term computed before "
-            "calling the DDP model. Run a new forward for each backward, and use parameters "
-            "inside the module's forward.)")
 
     def _mark_unused(self):
         if not self.find_unused_parameters:
@@ -268,7 +223,6 @@ class DistributedDataParallel(Module):
 
     def _mark(self, param):
         self._expected.discard(id(param))
-        self._marked.add(id(param))
         bucket = self._bucket_of[id(param)]
         bucket.pending -= 1
         if bucket.pending == 0:
@@ -281,9 +235,7 @@ class DistributedDataParallel(Module):
 
     def _watch(self, node, grads):
         """The engine calls this before every node of the backward that follows a DDP forward
-        (until its end, even after _finalize): it drives MPI (see _poll) and notes the node, so
-        that _grad_ready knows an accumulation belongs to this backward."""
-        self._current = node
+        (until its end: the engine reads its hooks once per backward): it drives MPI (_poll)."""
         self._poll()
 
     def _poll(self):
