@@ -65,6 +65,14 @@ from .engine.ops.stats import (bincount, histc, histogram, kthvalue, mode,  # no
                                nanmedian, nanquantile, quantile, unique)
 
 __version__ = "0.1.0"
+from math import e, inf, nan, pi  # noqa: F401,E402  (torch.pi, torch.inf: python floats there too)
+newaxis = None
+from .engine.printing import set_printoptions  # noqa: F401,E402
+from .engine.typeinfo import finfo, iinfo  # noqa: F401,E402
+from . import backends, distributions  # noqa: F401,E402
+from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
+                       get_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                       set_num_interop_threads, set_num_threads, use_deterministic_algorithms)
 float = float32
 double = float64
 half = float16

@@ -327,32 +327,6 @@ def tensor_method(*names):
 
 
 def _format(t):
-    arr = t._host()
-    if arr.dtype.kind == "V":          # bfloat16: printed through float32, as its values are
-        arr = arr.astype(np.float32)
-    if arr.dtype.kind == "f" and arr.size:
-        finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
-        nonzero = finite[finite != 0]
-        if nonzero.size and (nonzero.max() >= 1e8 or nonzero.min() < 1e-4):
-            fmt = "{:.4e}".format
-        elif finite.size == 0 or np.all(finite == np.round(finite)):
-            fmt = lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"  # noqa: E731
-        else:
-            fmt = "{:.4f}".format
-        ends = arr[np.isfinite(arr)]
-        ends = (ends.min(), ends.max()) if ends.size else ()
-        width = max((len(fmt(v)) for v in ends), default=0)  # right-align finite values, as torch
-        body = np.array2string(arr, separator=", ", prefix="tensor(",
-                               formatter={"float_kind": lambda v: fmt(v).rjust(width)})
-    else:
-        body = np.array2string(arr, separator=", ", prefix="tensor(")
-    extras = []
-    if t.device.type != "cpu":
-        extras.append(f"device='{t.device}'")
-    if t._data.dtype not in (np.float32, np.int64, np.bool_) or (arr.size == 0 and t._data.dtype != np.float32):
-        extras.append(f"dtype={t.dtype}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
-    elif t._rg:
-        extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    from .printing import format_tensor
+    return format_tensor(t)
+

@@ -83,6 +83,9 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
+_LRScheduler = LRScheduler   # torch's old name, still what custom schedulers subclass in tutorials
+
+
 class LambdaLR(LRScheduler):
     """lr = initial_lr * lr_lambda(epoch): any schedule you can write as a function."""
 

@@ -45,6 +45,8 @@ def run_one(path, torch):
             os.chdir(start)
             if hasattr(torch, "set_default_dtype"):   # undo what a program may have changed
                 torch.set_default_dtype(torch.float32)
+            if hasattr(torch, "set_printoptions"):
+                torch.set_printoptions(profile="default")
             torch.set_grad_enabled(True)
 
 

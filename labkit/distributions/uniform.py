@@ -1,0 +1,61 @@
+"""Uniform(low, high): rsample = low + rand * (high - low)."""
+import numbers
+
+from ..engine import Size
+from ..engine.creation import rand
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+
+class Uniform(Distribution):
+    arg_constraints = {"low": constraints.real, "high": constraints.real}
+    has_rsample = True
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
+            batch_shape = Size()
+        else:
+            batch_shape = self.low.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+        if self._validate_args and not bool((self.low < self.high).all()):
+            raise ValueError("Uniform is not defined when low>= high")
+
+    @property
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return float("nan") * self.high
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12 ** 0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def rsample(self, sample_shape=Size()):
+        shape = self._extended_shape(sample_shape)
+        r = rand(shape, dtype=self.low.dtype, device=self.low.device)
+        return self.low + r * (self.high - self.low)
+
+    def log_prob(self, value):
+        self._validate_sample(value, self.support)
+        lb = self.low.le(value).type_as(self.low)
+        ub = self.high.gt(value).type_as(self.low)
+        return (lb.mul(ub)).log() - (self.high - self.low).log()
+
+    def cdf(self, value):
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
+
+    def entropy(self):
+        return (self.high - self.low).log()
