@@ -403,7 +403,7 @@ def backward(tensors, gradient=None, retain_graph=None, create_graph=False, inpu
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False):
+         only_inputs=True, allow_unused=False):
     """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad)."""
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     single = isinstance(inputs, Tensor)

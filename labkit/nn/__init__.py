@@ -52,6 +52,10 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoder, TransformerEncoderLayer)
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+__all__ += ["CosineSimilarity", "PairwiseDistance"]
+from .embedding_bag import EmbeddingBag  # noqa: E402
+__all__ += ["EmbeddingBag"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

@@ -24,16 +24,13 @@ class LeakyReLU(Module):
 
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
-        if inplace:
-            raise NotImplementedError("LeakyReLU(inplace=True) is not supported by labkit; "
-                                      "use the default inplace=False.")
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def forward(self, input):
-        return F.leaky_relu(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self):
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class Sigmoid(Module):

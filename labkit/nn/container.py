@@ -35,6 +35,33 @@ class Sequential(Module):
             return Sequential(OrderedDict(items[idx]))
         return items[_index(idx, len(items), "Sequential")][1]
 
+    def __setitem__(self, idx, module):
+        key = list(self._modules)[_index(idx, len(self), "Sequential")]
+        setattr(self, key, module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys), "Sequential")]]):
+            del self._modules[key]
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def insert(self, index, module):
+        n = len(self)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules = OrderedDict()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+        return self
+
+    def extend(self, sequential):
+        for m in sequential:
+            self.append(m)
+        return self
+
     def __len__(self):
         return len(self._modules)
 

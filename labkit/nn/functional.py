@@ -92,6 +92,10 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "prelu"]
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+from .functional_distance import cosine_similarity, pairwise_distance  # noqa: E402
+__all__ += ["cosine_similarity", "pairwise_distance"]
+from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
+from .embedding_bag import embedding_bag  # noqa: E402,F401
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

@@ -27,14 +27,7 @@ ROOT = HERE.parents[1]
 
 # program -> the torch API it needs that labkit lacks (the first one it meets)
 LABKIT_LACKS = {
-    "autograd_blitz": "nn.Sequential.__setitem__ (model[2] = nn.Linear(...))",
-    "autograd_higher_order": "torch.autograd.grad(only_inputs=)",
-    "embeddings_cosine_similarity": "F.cosine_similarity",
-    "gan_training_step": "nn.LeakyReLU(inplace=True)",
-    "gradient_clipping": "nn.utils.clip_grad_value_",
     "multilabel_bce_pos_weight": "nn.BCEWithLogitsLoss(pos_weight=)",
-    "text_classification_embeddingbag": "nn.EmbeddingBag",
-    "time_series_windows": "Tensor.unfold",
 }
 
 

@@ -3,6 +3,7 @@ from . import (activation, arithmetic, compare, conv, convert, cross_entropy, em
                erf, fold, foreach, index, inplace, join, linalg, linear, nll_loss, pool, reduce,
                select, shape, softmax, unary)
 from . import (counting, diag, einsum, factories, find, fused, gather, inplace_unary,  # noqa
-               introspect, layout, math, norm, products, sampling, scan, sort, stats, tri)
+               introspect, layout, math, norm, products, sampling, scan, sort, stats, tri,
+               windows)
 from .keywords import install_methods as _install_methods
 _install_methods()

@@ -79,7 +79,10 @@ class Gelu(Function):
     vmap = classmethod(rules.elementwise)
 
 
-def leaky_relu(x, negative_slope=0.01):
+def leaky_relu(x, negative_slope=0.01, inplace=False):
+    if inplace:
+        from .inplace import leaky_relu_
+        return leaky_relu_(x, negative_slope)
     return LeakyRelu.apply(x, negative_slope)
 
 

@@ -102,3 +102,25 @@ def trace(input):
     return diagonal(input).sum()
 
 
+
+
+@tensor_method("fill_diagonal_")
+def fill_diagonal_(input, fill_value, wrap=False):
+    """Set the main diagonal (all indices equal) to fill_value, in place. For a tall matrix,
+    wrap=True starts the diagonal again every n_cols + 1 rows, as torch does."""
+    from ..creation import arange
+    shape = tuple(input.shape)
+    if len(shape) < 2:
+        raise RuntimeError(f"fill_diagonal_: dimensions must larger than 1 (got a {len(shape)}-d "
+                           "tensor)")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError(f"fill_diagonal_: all dimensions of input must be of equal length "
+                           f"(got shape {shape})")
+    if len(shape) == 2 and wrap and shape[0] > shape[1]:
+        pos = arange(0, shape[0] * shape[1], shape[1] + 1, device=input.device)
+        index = (pos // shape[1], pos % shape[1])
+    else:
+        i = arange(min(shape), device=input.device)
+        index = (i,) * len(shape)
+    input[index] = fill_value
+    return input

@@ -244,7 +244,8 @@ class IndexAddNew(Function):
         ctx.dim, ctx.index = dim, index
         out = xp.zeros(shape or (1,), g._data.dtype)
         pos = (slice(None),) * dim + (index._data.reshape(-1),)
-        xp.add.at(out, pos, g._data.reshape(out.shape[:dim] + (-1,) + out.shape[dim + 1:]))
+        k = index._data.size               # not -1: with a size-0 dim, reshape cannot infer it
+        xp.add.at(out, pos, g._data.reshape(out.shape[:dim] + (k,) + out.shape[dim + 1:]))
         return out.reshape(shape)
 
     @staticmethod

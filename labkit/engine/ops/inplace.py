@@ -16,7 +16,7 @@ from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
 from ..promotion import category, fill_value, number_bound, result_np
-from .common import data, float_operands
+from .common import data, float_operands, require_float
 from .common import operands as _operands
 from .table import Numpy
 
@@ -264,6 +264,14 @@ def clamp_(x, min=None, max=None):
 @tensor_method("relu_")
 def relu_(x):
     return inplace(x, "relu_", lambda d: x.device.xp.maximum(d, 0, out=d), unary.Relu)
+
+
+def leaky_relu_(x, negative_slope=0.01):
+    """F.leaky_relu_ (torch has no Tensor method of this name)."""
+    from .activation import LeakyRelu
+    require_float("leaky_relu_", x)
+    return inplace(x, "leaky_relu_", lambda d: x.device.xp.multiply(
+        d, negative_slope, out=d, where=~(d > 0)), LeakyRelu, negative_slope)
 
 
 @tensor_method("neg_")

@@ -1,8 +1,10 @@
 """labkit.nn.utils: helpers around training (torch.nn.utils)."""
 from . import rnn  # noqa: F401
-from .clip_grad import clip_grad_norm_
+from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "rnn"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+           "vector_to_parameters", "rnn"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ...engine.unsupported import module_getattr  # noqa: E402

@@ -16,7 +16,7 @@ def _norm(t, p):
     return (t.abs() ** p).sum() ** (1.0 / p)
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Treat all gradients as one long vector; if its norm is above max_norm, scale every
     gradient by max_norm / norm (in place). Returns the norm before clipping."""
     if isinstance(parameters, Tensor):
@@ -38,3 +38,14 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         for g in grads:
             g.mul_(coef.to(g.dtype))
     return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient into [-clip_value, clip_value] in place (element by element)."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    clip_value = float(clip_value)
+    with no_grad():
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)
