@@ -67,6 +67,8 @@ from .engine.ops.stats import (bincount, histc, histogram, kthvalue, mode,  # no
 __version__ = "0.1.0"
 from math import e, inf, nan, pi  # noqa: F401,E402  (torch.pi, torch.inf: python floats there too)
 newaxis = None
+from ._runtime import quiet_numpy_float_warnings as _quiet  # noqa: E402
+_quiet()
 from .engine.printing import set_printoptions  # noqa: F401,E402
 from .engine.typeinfo import finfo, iinfo  # noqa: F401,E402
 from . import backends, distributions  # noqa: F401,E402

@@ -6,6 +6,7 @@ Threads belong to numpy's BLAS (set OPENBLAS_NUM_THREADS before starting Python)
 are recorded for programs that read them back, and change nothing.
 """
 import os
+import warnings
 
 _state = {"deterministic": False, "warn_only": False,
           "threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1}
@@ -45,3 +46,12 @@ def set_num_interop_threads(n):
 
 def get_num_interop_threads():
     return _state["interop"]
+
+
+def quiet_numpy_float_warnings():
+    """torch computes log(0) = -inf, 1/0 = inf, 0/0 = nan silently, but numpy warns from inside
+    labkit's ops. Ignore numpy's RuntimeWarnings raised in labkit's own modules (a program's own
+    numpy code still warns); a warnings filter costs nothing per op. Installed at import; code
+    that resets the warnings filters (warnings.catch_warnings around the import, as pytest
+    does) can call this again."""
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"labkit(\.|$)")

@@ -1,5 +1,6 @@
 """Reductions: sum, mean, max/min (all or along a dim), amax/amin, var, std, argmax/argmin."""
 import builtins
+import contextlib
 from collections import namedtuple
 
 from ..function import Function
@@ -124,8 +125,9 @@ class Mean(Function):
         if n and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
             # numpy's mean is this sum and division (the same bits) behind a Python wrapper
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim) / n)
-        # float16 (numpy sums it in float32), bfloat16, and n = 0 (nan, with numpy's warning)
-        return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim))
+        # float16 (numpy sums it in float32), bfloat16, and n = 0 (nan; torch does not warn)
+        with (_quiet(x.device.xp) if n == 0 else contextlib.nullcontext()):
+            return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -312,7 +314,8 @@ class Var(Function):
             n *= x._data.shape[d]
         ctx.save_for_backward(x)
         ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
-        v = _opmath(x._data).var(axis=dims, ddof=correction, keepdims=keepdim)
+        with _dof_check("var", n, correction, x.device.xp):
+            v = _opmath(x._data).var(axis=dims, ddof=correction, keepdims=keepdim)
         return x.device.xp.asarray(v).astype(x._data.dtype, copy=False)
 
     @staticmethod
@@ -340,6 +343,30 @@ class Var(Function):
     vmap = classmethod(rules.dims_after_batch)
 
 
+def _quiet(xp):
+    """numpy warns about empty slices (nan) where torch is silent; cupy never warns. Only
+    entered on that path: catch_warnings is not free."""
+    if hasattr(xp, "errstate"):
+        import warnings
+        stack = contextlib.ExitStack()
+        stack.enter_context(xp.errstate(divide="ignore", invalid="ignore"))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return stack
+    return contextlib.nullcontext()
+
+
+def _dof_check(name, n, correction, xp):
+    """torch's warning when n - correction <= 0 (the result is inf or nan), not numpy's."""
+    if n - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+        return _quiet(xp)
+    return contextlib.nullcontext()
+
+
 class Std(Function):
     node_name = "StdBackward0"
 
@@ -352,7 +379,8 @@ class Std(Function):
         n = 1
         for d in dims:
             n *= x._data.shape[d]
-        y = _opmath(x._data).std(axis=dims, ddof=correction, keepdims=keepdim)
+        with _dof_check("std", n, correction, x.device.xp):
+            y = _opmath(x._data).std(axis=dims, ddof=correction, keepdims=keepdim)
         y = x.device.xp.asarray(y).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(x, y)
         ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
