@@ -4,6 +4,6 @@ from . import (activation, arithmetic, compare, conv, convert, cross_entropy, em
                select, shape, softmax, unary)
 from . import (counting, diag, einsum, factories, find, fused, gather, inplace_unary,  # noqa
                introspect, layout, math, norm, products, sampling, scan, sort, stats, tri,
-               windows)
+               windows, broadcast, scatter_reduce, index_put)
 from .keywords import install_methods as _install_methods
 _install_methods()
