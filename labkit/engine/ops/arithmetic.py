@@ -335,8 +335,11 @@ def mul(a, b):
     return Mul.apply(a, b)
 
 
-@tensor_method("div")
-def div(a, b):
+@tensor_method("div", "divide")
+def div(a, b, *, rounding_mode=None):
+    if rounding_mode is not None:
+        from .rounding_div import div_rounded
+        return div_rounded(a, b, rounding_mode)
     return Div.apply(a, b)
 
 

@@ -189,7 +189,19 @@ def _check_result_type(name, ufunc, x, other):
 add_ = _binary("add_", "add", arithmetic.Add, "__iadd__")
 sub_ = _binary("sub_", "subtract", arithmetic.Sub, "__isub__")
 mul_ = _binary("mul_", "multiply", arithmetic.Mul, "__imul__")
-div_ = _binary("div_", "true_divide", arithmetic.Div, "__itruediv__")
+_true_div_ = _binary("div_", "true_divide", arithmetic.Div, "__itruediv__")
+
+
+@tensor_method("div_", "divide_")
+def div_(x, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return _true_div_(x, other)
+    result = arithmetic.div(x, other, rounding_mode=rounding_mode)
+    if category(result._data.dtype) > category(x._data.dtype):
+        raise RuntimeError(f"div_: result type {result.dtype} can't be cast to the desired output "
+                           f"type {x.dtype} (x's dtype; in-place ops keep it). Use the "
+                           "out-of-place form, or convert first.")
+    return x.copy_(result)
 
 
 def _copy_numpy(gen, node, name, out):
