@@ -75,6 +75,8 @@ from .engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast
 from .engine.ops.scatter_reduce import scatter_reduce  # noqa: F401,E402
 from .engine.ops.index_put import index_put  # noqa: F401,E402
 divide = true_divide = div
+from . import testing  # noqa: F401,E402
+from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
                        get_num_threads, is_deterministic_algorithms_warn_only_enabled,

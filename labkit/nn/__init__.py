@@ -55,7 +55,8 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
-__all__ += ["EmbeddingBag"]
+from .rms_norm import RMSNorm  # noqa: E402
+__all__ += ["EmbeddingBag", "RMSNorm"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

@@ -5,7 +5,7 @@ A bag is a row of a 2-D input, or, for a flat 1-D input, the run from one offset
 Built on F.embedding and index_add, so the weight (and per_sample_weights) get gradients;
 padding_idx entries are left out of their bag (and of its count for "mean"); an empty bag is 0.
 """
-from ..engine.creation import arange, empty, tensor, zeros
+from ..engine.creation import empty, tensor, zeros
 from ..engine.ops.fused import index_add
 from ..engine.ops.join import stack
 from . import functional as F

@@ -96,6 +96,7 @@ from .functional_distance import cosine_similarity, pairwise_distance  # noqa: E
 __all__ += ["cosine_similarity", "pairwise_distance"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
+from .rms_norm import rms_norm  # noqa: E402,F401
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

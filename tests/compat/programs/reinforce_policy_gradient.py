@@ -2,7 +2,6 @@
 F.softmax(dim=1), torch.distributions.Categorical(probs) sample/log_prob, action.item(),
 discounted returns normalised with np.finfo(np.float32).eps.item(), torch.cat(policy_loss).sum()
 and `del policy.rewards[:]`; the CartPole environment is swapped for a tiny numpy task."""
-from itertools import count
 
 import numpy as np
 import torch
