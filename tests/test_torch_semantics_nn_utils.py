@@ -164,3 +164,32 @@ def test_fill_diagonal_errors_like_torch():
             make(torch)
         with pytest.raises(RuntimeError):
             make(labkit)
+
+
+@pytest.mark.parametrize("shape,gain", [((4, 4), 1.0), ((3, 5), 2.0), ((5, 3), 2 ** 0.5),
+                                        ((2, 3, 4), 1.0), ((6, 2, 3), 0.01)])
+def test_orthogonal_init_draws_torchs_matrix(shape, gain):
+    labkit.manual_seed(0)
+    torch.manual_seed(0)
+    mine = labkit.nn.init.orthogonal_(labkit.empty(*shape), gain)
+    theirs = torch.nn.init.orthogonal_(torch.empty(*shape), gain)
+    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), atol=1e-6)
+    assert mine.dtype == labkit.float32
+    w = mine.reshape(shape[0], -1)
+    small = min(w.shape)
+    gram = w @ w.T if w.shape[0] == small else w.T @ w
+    np.testing.assert_allclose(gram.numpy(), gain ** 2 * np.eye(small), atol=1e-5)
+
+
+def test_orthogonal_and_eye_edges_and_errors():
+    layer = labkit.nn.Linear(3, 3)
+    labkit.nn.init.orthogonal_(layer.weight)
+    assert layer.weight.requires_grad and layer.weight.grad_fn is None
+    assert tuple(labkit.nn.init.orthogonal_(labkit.empty(0, 3)).shape) == (0, 3)
+    assert labkit.nn.init.eye_(labkit.empty(3, 5)).tolist() == torch.nn.init.eye_(torch.empty(3, 5)).tolist()
+    for call in (lambda lib: lib.nn.init.orthogonal_(lib.empty(3)),
+                 lambda lib: lib.nn.init.eye_(lib.empty(2, 2, 2))):
+        with pytest.raises(ValueError):
+            call(torch)
+        with pytest.raises(ValueError):
+            call(labkit)

@@ -163,3 +163,40 @@ def reset_affine_(weight, bias):
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402
 __getattr__ = module_getattr(__name__, "torch.nn.init")
+
+
+def orthogonal_(tensor, gain=1.0, generator=None):
+    """A (semi-)orthogonal matrix (rows flattened): Q of the QR decomposition of a standard
+    normal draw, with signs fixed by R's diagonal, times gain, as torch (Saxe et al.); common
+    in reinforcement learning code (PPO's layer_init)."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flattened = flattened.t()
+        xp = tensor.device.xp
+        q, r = xp.linalg.qr(flattened._data.astype(xp.float64))   # LAPACK's Householder QR
+        q = q * xp.sign(xp.diagonal(r))
+        if rows < cols:
+            q = q.T
+        tensor.view(rows, cols).copy_(tensor.new_tensor(q.astype(flattened._data.dtype)))
+        tensor.mul_(gain)
+    return tensor
+
+
+def eye_(tensor):
+    """The identity matrix (ones on the diagonal of a 2-D tensor), keeping a Linear's input."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with no_grad():
+        tensor.zero_()
+        n = min(tensor.shape)
+        from ..engine.creation import arange
+        i = arange(n, device=tensor.device)
+        tensor[i, i] = 1
+    return tensor
