@@ -75,6 +75,11 @@ from .engine.ops.broadcast import broadcast_shapes, broadcast_tensors, broadcast
 from .engine.ops.scatter_reduce import scatter_reduce  # noqa: F401,E402
 from .engine.ops.index_put import index_put  # noqa: F401,E402
 divide = true_divide = div
+from .engine.ops.stacking import (atleast_1d, atleast_2d, atleast_3d, column_stack,  # noqa
+                                  dstack, hstack, row_stack, tensor_split, vstack)
+from .engine.ops.search import bucketize, isin, searchsorted  # noqa: F401,E402
+from .engine.ops.products_extra import cartesian_prod, kron, tensordot  # noqa: F401,E402
+from .engine.ops.finite import diff, logaddexp, logaddexp2, nan_to_num, rot90  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402

@@ -4,6 +4,7 @@ from . import (activation, arithmetic, compare, conv, convert, cross_entropy, em
                select, shape, softmax, unary)
 from . import (counting, diag, einsum, factories, find, fused, gather, inplace_unary,  # noqa
                introspect, layout, math, norm, products, sampling, scan, sort, stats, tri,
-               windows, broadcast, scatter_reduce, index_put)
+               windows, broadcast, scatter_reduce, index_put, stacking, search,
+               products_extra, finite)
 from .keywords import install_methods as _install_methods
 _install_methods()
