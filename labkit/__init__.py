@@ -80,6 +80,7 @@ from .engine.ops.stacking import (atleast_1d, atleast_2d, atleast_3d, column_sta
 from .engine.ops.search import bucketize, isin, searchsorted  # noqa: F401,E402
 from .engine.ops.products_extra import cartesian_prod, kron, tensordot  # noqa: F401,E402
 from .engine.ops.finite import diff, logaddexp, logaddexp2, nan_to_num, rot90  # noqa: F401,E402
+from .engine.ops.linalg_solve import det, inv as inverse, logdet, slogdet  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
