@@ -56,7 +56,8 @@ from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
-__all__ += ["EmbeddingBag", "RMSNorm"]
+from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+__all__ += ["EmbeddingBag", "RMSNorm", "PixelShuffle", "PixelUnshuffle"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

@@ -97,6 +97,7 @@ __all__ += ["cosine_similarity", "pairwise_distance"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
+from .pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402
