@@ -114,6 +114,9 @@ def __getattr__(name):
     if name == "cond":                    # the explicit branch op of labkit.export
         from .export import cond
         return cond
+    if name == "vmap":                    # torch.vmap is torch.func.vmap
+        from .func import vmap
+        return vmap
     import sys
     from .engine.unsupported import missing   # a torch API labkit lacks is named as such
     raise missing("torch", name, sys.modules[__name__])

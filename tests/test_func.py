@@ -297,14 +297,20 @@ def test_vmap_of_max_backward_batches_its_saved_output():
                  tf.vmap(tf.grad(lambda v: v.amax(0, keepdim=True).sum()))(torch.tensor(x)))
 
 
-def test_max_pool_batches_forward_and_refuses_its_backward_under_vmap():
+def test_max_pool_batches_forward_and_backward_under_vmap():
+    """max_pool2d's backward reads its saved indices output (not an array kept on ctx), so vmap
+    batches it, second order too (per-sample gradients of a CNN)."""
     x = rand_array((3, 1, 2, 4, 4), seed=5)
     pool = lambda v: nn.functional.max_pool2d(v, 2)                # noqa: E731
     assert_close(F.vmap(pool)(labkit.tensor(x)),
                  tf.vmap(lambda v: torch.nn.functional.max_pool2d(v, 2))(torch.tensor(x)))
-    with pytest.raises(RuntimeError, match="forward kept"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        F.vmap(F.grad(lambda v: pool(v).sum()))(labkit.tensor(x))
+    assert_close(F.vmap(F.grad(lambda v: (pool(v) ** 2).sum()))(labkit.tensor(x)),
+                 tf.vmap(tf.grad(lambda v: (torch.nn.functional.max_pool2d(v, 2) ** 2).sum()))(
+                     torch.tensor(x)))
+    pool3 = lambda v: nn.functional.max_pool2d(v, 3, 1, 1)         # noqa: E731
+    assert_close(F.vmap(F.grad(lambda v: pool3(v).sin().sum()))(labkit.tensor(x)),
+                 tf.vmap(tf.grad(lambda v: torch.nn.functional.max_pool2d(v, 3, 1, 1).sin().sum()))(
+                     torch.tensor(x)))
 
 
 def test_vmap_errors_name_the_problem():

@@ -61,12 +61,15 @@ class MaxPool2d(Function):
             wins = (v > best) | xp.isnan(v)           # the first maximum wins; nan propagates
             best = xp.where(wins, v, best)
             idx = xp.where(wins, k, idx)
-        ctx.idx, ctx.shape, ctx.geometry = idx, x._data.shape, geometry
-        return best, _flat_indices(xp, idx, x._data.shape[-1], ow, geometry)
+        flat = _flat_indices(xp, idx, x._data.shape[-1], ow, geometry)
+        ctx.save_for_backward(flat)      # an output, so vmap batches the backward (no side array)
+        ctx.shape, ctx.geometry = x._data.shape, geometry
+        return best, flat
 
     @staticmethod
     def backward(ctx, grad, _):
-        return (_Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry),) + (None,) * 5
+        (flat,) = ctx.saved_tensors
+        return (_Scatter.apply(grad, flat, ctx.shape, ctx.geometry),) + (None,) * 5
 
     @classmethod
     def vmap(cls, args, batched):
@@ -82,25 +85,50 @@ def _flat_indices(xp, idx, w, ow, geometry):
     return rows * w + columns
 
 
+def _window_index(xp, flat, w, geometry):
+    """Back from torch's flat indices (h * W + w) to each winner's position k in its window."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw), _ = geometry
+    oh, ow = flat.shape[-2], flat.shape[-1]
+    rows = flat // w - (xp.arange(oh)[:, None] * sh - ph)
+    columns = flat % w - (xp.arange(ow)[None, :] * sw - pw)
+    return (rows // dh) * kw + columns // dw
+
+
+def _fold_rule(cls):
+    """vmap for the backward pair: the vmap batch joins N in the gradient, the indices and the
+    input shape (both batched per example on replay)."""
+    def vmap(args, batched):
+        a, flat, shape, geometry = args
+        b = rules.batch_size(args, batched)
+        a = a if batched[0] is True else rules.expand_batch(a, b)
+        flat = flat if batched[1] is True else rules.expand_batch(flat, b)
+        out = cls.apply(a.reshape(b * a.shape[1], *a.shape[2:]),
+                        flat.reshape(b * flat.shape[1], *flat.shape[2:]),
+                        (b * shape[0],) + tuple(shape[1:]), geometry)
+        return out.reshape(b, -1, *out.shape[1:])
+    return staticmethod(vmap)
+
+
 class _Scatter(Function):
     """Each output's gradient into the input position its window picked (summed on overlap)."""
     node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, idx, shape, geometry):
+    def forward(ctx, g, flat, shape, geometry):
         xp = g.device.xp
         n, c, h, w = shape
+        idx = _window_index(xp, flat._data, w, geometry)
         _, _, ((top, bottom), (left, right)), spans = _geometry(shape, *geometry)
         out = xp.zeros((n, c, h + top + bottom, w + left + right), g._data.dtype)
         zero = xp.zeros((), g._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
             out[:, :, rows, columns] += xp.where(idx == k, g._data, zero)
-        ctx.idx, ctx.shape, ctx.geometry = idx, shape, geometry
+        ctx.flat, ctx.shape, ctx.geometry = flat, shape, geometry
         return out[:, :, top:top + h, left:left + w]
 
     @staticmethod
     def backward(ctx, grad):
-        return _Gather.apply(grad, ctx.idx, ctx.shape, ctx.geometry), None, None, None
+        return _Gather.apply(grad, ctx.flat, ctx.shape, ctx.geometry), None, None, None
 
 
 class _Gather(Function):
@@ -108,19 +136,24 @@ class _Gather(Function):
     node_name = "MaxPool2DGatherBackward0"
 
     @staticmethod
-    def forward(ctx, x, idx, shape, geometry):
+    def forward(ctx, x, flat, shape, geometry):
         xp = x.device.xp
+        idx = _window_index(xp, flat._data, shape[-1], geometry)
         _, _, pads, spans = _geometry(shape, *geometry)
         d = _padded(xp, x._data, pads, 0)
         out = xp.zeros(idx.shape, x._data.dtype)
         for k, (_, _, rows, columns) in enumerate(spans):
             out = xp.where(idx == k, d[:, :, rows, columns], out)
-        ctx.idx, ctx.shape, ctx.geometry = idx, shape, geometry
+        ctx.flat, ctx.shape, ctx.geometry = flat, shape, geometry
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return _Scatter.apply(grad, ctx.idx, ctx.shape, ctx.geometry), None, None, None
+        return _Scatter.apply(grad, ctx.flat, ctx.shape, ctx.geometry), None, None, None
+
+
+_Scatter.vmap = _fold_rule(_Scatter)
+_Gather.vmap = _fold_rule(_Gather)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
