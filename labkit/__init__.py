@@ -82,6 +82,10 @@ from .engine.ops.products_extra import cartesian_prod, kron, tensordot  # noqa: 
 from .engine.ops.finite import diff, logaddexp, logaddexp2, nan_to_num, rot90  # noqa: F401,E402
 from .engine.ops.linalg_solve import det, inv as inverse, logdet, slogdet  # noqa: F401,E402
 from . import testing  # noqa: F401,E402
+from ._dtype_api import can_cast, is_complex, is_floating_point, promote_types, result_type  # noqa
+from .engine.ops.api_extras import (aminmax, logspace, nanmean, nansum, randint_like,  # noqa
+                                    take_along_dim, tril_indices, triu_indices)
+from . import random, version  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa

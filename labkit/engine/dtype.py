@@ -14,6 +14,14 @@ class dtype:
     def __repr__(self):
         return f"labkit.{self.name}"
 
+    @property
+    def itemsize(self):
+        return self.np.itemsize
+
+    @property
+    def is_signed(self):
+        return self.np.kind in "fiV"
+
     def __eq__(self, other):
         if isinstance(other, dtype):
             return self is other

@@ -1,2 +1,2 @@
 """labkit.utils: helpers around the engine, as in torch.utils (data loading)."""
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401

@@ -24,3 +24,17 @@ def stride(x, dim=None):
     d = x._data
     s = tuple(b // d.itemsize for b in d.strides)
     return s if dim is None else s[dim]
+
+
+def _itemsize(x):
+    return x._data.dtype.itemsize
+
+
+def _nbytes(x):
+    return x._data.dtype.itemsize * x.numel()
+
+
+from ..tensor import Tensor  # noqa: E402
+Tensor.itemsize = property(_itemsize, doc="Bytes per element (as element_size()).")
+Tensor.nbytes = property(_nbytes, doc="Bytes of the elements (numel * itemsize), as torch: "
+                                      "the elements the tensor shows, not its whole storage.")

@@ -153,3 +153,16 @@ def pack_sequence(sequences, enforce_sorted=True):
     """A list of (L_i, *) tensors -> PackedSequence (pad_sequence, then pack_padded_sequence)."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpad_sequence(padded_sequences, lengths, batch_first=False):
+    """The inverse of pad_sequence: a list of the unpadded (L_i, *) tensors."""
+    if not batch_first:
+        padded_sequences = padded_sequences.transpose(0, 1)
+    return [seq[:int(n)] for seq, n in zip(padded_sequences, _lengths_list(lengths))]
+
+
+def unpack_sequence(packed_sequences):
+    """The inverse of pack_sequence: a list of the (L_i, *) tensors, in the original order."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

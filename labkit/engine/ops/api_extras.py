@@ -1,0 +1,109 @@
+"""Small torch functions programs reach for: tril_indices / triu_indices (the coordinates of a
+triangle), aminmax, nanmean / nansum (ignoring nan, differentiable), logspace and randint_like."""
+from collections import namedtuple
+
+import numpy as np
+
+from ..creation import linspace, randint, tensor
+from ..tensor import Tensor, tensor_method
+
+AminmaxResult = namedtuple("torch_return_types_aminmax", ["min", "max"])
+
+
+def _indices(which, row, col, offset, dtype, device):
+    from ..dtype import int64
+    if row < 0 or col < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else
+                           f"col must be non-negative, got{col}")
+    fn = np.tril_indices if which == "tril" else np.triu_indices
+    rows, cols = fn(row, offset, col)
+    return tensor(np.stack([rows, cols]).astype(np.int64), dtype=dtype or int64, device=device)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _indices("tril", row, col, offset, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _indices("triu", row, col, offset, dtype, device)
+
+
+@tensor_method("aminmax")
+def aminmax(input, *, dim=None, keepdim=False):
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is None:
+        return AminmaxResult(input.amin(), input.amax())
+    return AminmaxResult(input.amin(dim, keepdim=keepdim), input.amax(dim, keepdim=keepdim))
+
+
+@tensor_method("nansum")
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    from .select import where
+    if input.dtype.is_floating_point:
+        input = where(input.isnan(), 0.0, input)
+    out = input.sum() if dim is None else input.sum(dim, keepdim=keepdim)
+    return out if dtype is None else out.to(dtype)
+
+
+@tensor_method("nanmean")
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
+                           f"{input.dtype}")
+    count = (~input.isnan()).sum() if dim is None else (~input.isnan()).sum(dim, keepdim=keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
+             out=None, layout=None):
+    from ..dtype import float64
+    exponents = linspace(start, end, steps, dtype=float64)
+    out = (base ** exponents)
+    from ..defaults import get_default_dtype
+    out = out.to(dtype or get_default_dtype())
+    if device is not None:
+        out = out.to(device)
+    return out.requires_grad_() if requires_grad else out
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 generator=None, memory_format=None, layout=None):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"randint_like(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), generator=generator,
+                   dtype=dtype or input.dtype, device=device or input.device,
+                   requires_grad=requires_grad)
+
+
+@tensor_method("reshape_as")
+def reshape_as(input, other):
+    return input.reshape(tuple(other.shape))
+
+
+@tensor_method("take_along_dim")
+def take_along_dim(input, indices, dim=None):
+    """input's values at `indices` along dim, the other dims broadcast (numpy's
+    take_along_axis); with dim=None, over the flattened input."""
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    nd = input.dim()
+    if indices.dim() != nd:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {nd} dimensions for input, and "
+                           f"{indices.dim()} dimensions for indices")
+    d = dim % nd
+    shape_in, shape_ix = list(input.shape), list(indices.shape)
+    for k in range(nd):
+        if k == d:
+            continue
+        a, b = shape_in[k], shape_ix[k]
+        if a != b and 1 not in (a, b):
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {k}")
+        shape_in[k] = shape_ix[k] = b if a == 1 else a
+    return input.expand(*shape_in).gather(d, indices.expand(*shape_ix))
