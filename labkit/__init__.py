@@ -86,6 +86,10 @@ from ._dtype_api import can_cast, is_complex, is_floating_point, promote_types, 
 from .engine.ops.api_extras import (aminmax, logspace, nanmean, nansum, randint_like,  # noqa
                                     take_along_dim, tril_indices, triu_indices)
 from . import random, version  # noqa: F401,E402
+from .engine.ops.special_math import (copysign, deg2rad, exp2, float_power, fmax, fmin,  # noqa
+                                      fmod, heaviside, hypot, logit, rad2deg, sgn, signbit,
+                                      sinc, xlogy)
+from .engine.ops.cumulative_extra import cummax, cummin, logcumsumexp  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa

@@ -5,6 +5,7 @@ from . import (activation, arithmetic, compare, conv, convert, cross_entropy, em
 from . import (counting, diag, einsum, factories, find, fused, gather, inplace_unary,  # noqa
                introspect, layout, math, norm, products, sampling, scan, sort, stats, tri,
                windows, broadcast, scatter_reduce, index_put, stacking, search,
-               products_extra, finite, linalg_solve, api_extras)
+               products_extra, finite, linalg_solve, api_extras, special_math,
+               cumulative_extra)
 from .keywords import install_methods as _install_methods
 _install_methods()

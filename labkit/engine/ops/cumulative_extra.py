@@ -1,0 +1,46 @@
+"""cummax / cummin (the running extreme and where it was reached, the later index on ties, as
+torch) and logcumsumexp (a running log-sum-exp, shifted by the maximum for stability). Values
+are gathered from the input, so gradients flow to the positions that won."""
+from collections import namedtuple
+
+from ..tensor import Tensor, tensor_method
+
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
+
+
+def _running(input, dim, ufunc_name):
+    xp = input.device.xp
+    d = input._data
+    if d.ndim == 0:
+        return input.clone(), Tensor._make(xp.zeros((), xp.int64), input.device)
+    dim %= d.ndim
+    run = getattr(xp, ufunc_name).accumulate(d, axis=dim) if d.shape[dim] else d
+    positions = xp.arange(d.shape[dim]).reshape([-1 if k == dim else 1 for k in range(d.ndim)])
+    nan = xp.isnan(d) if d.dtype.kind == "f" else xp.zeros(d.shape, bool)
+    hit = (d == run) | nan                         # a new (or tied) extreme, or a nan
+    idx = xp.maximum.accumulate(xp.where(hit, positions, 0), axis=dim)
+    if d.dtype.kind == "f" and nan.any():          # after a nan, torch keeps the nan's index
+        seen = xp.maximum.accumulate(xp.where(nan, positions, -1), axis=dim)
+        idx = xp.where(seen >= 0, seen, idx)
+    index = Tensor._make(xp.ascontiguousarray(idx.astype(xp.int64)), input.device)
+    return input.gather(dim, index), index
+
+
+@tensor_method("cummax")
+def cummax(input, dim):
+    return CummaxResult(*_running(input, dim, "maximum"))
+
+
+@tensor_method("cummin")
+def cummin(input, dim):
+    return CumminResult(*_running(input, dim, "minimum"))
+
+
+@tensor_method("logcumsumexp")
+def logcumsumexp(input, dim):
+    if input.dim() == 0:
+        return input.clone()
+    m = input.detach().amax(dim, keepdim=True)
+    m = m.masked_fill(m.isinf(), 0.0)
+    return (input - m).exp().cumsum(dim).log() + m

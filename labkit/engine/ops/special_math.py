@@ -1,0 +1,225 @@
+"""More elementwise math torch programs use: exp2, hypot, fmod, copysign (Functions with numpy's
+exact kernels and their derivatives), and logit, xlogy, deg2rad/rad2deg, sinc, float_power,
+fmax/fmin, heaviside, signbit, sgn (compositions of existing ops, so they differentiate)."""
+import math
+
+from ..function import Function
+from ..tensor import Tensor, tensor_method
+from . import rules
+from .common import float_data, float_operands, operands
+
+
+class Exp2(Function):
+    node_name = "Exp2Backward0"
+    arity, elementwise = 1, True
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.device.xp.exp2(float_data(x))
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y * math.log(2.0)
+
+    vmap = classmethod(rules.elementwise)
+
+
+class Hypot(Function):
+    node_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = a.device.xp
+        y = xp.asarray(xp.hypot(*float_operands(a, b)))
+        ctx.save_for_backward(a, b, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        return (grad * a / y if need[0] else None), (grad * b / y if need[1] else None)
+
+
+class Fmod(Function):
+    """C's fmod: the remainder with the sign of the dividend (-7 fmod 3 == -1)."""
+    node_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = (a if isinstance(a, Tensor) else b).device.xp
+        x, y = operands(a, b)
+        if xp.asarray(x).dtype.kind in "iub" and xp.asarray(y).dtype.kind in "iub" \
+                and bool((xp.asarray(y) == 0).any()):
+            raise RuntimeError("ZeroDivisionError")
+        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
+                              b if isinstance(b, Tensor) else None)
+        ctx.b = b
+        with _quiet(xp):
+            return xp.asarray(xp.fmod(x, y))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gb = None
+        if len(need) > 1 and need[1]:
+            gb = -grad * (a / b).trunc()
+        return (grad if need[0] else None), gb
+
+
+class Copysign(Function):
+    node_name = "CopysignBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = a.device.xp
+        y = xp.asarray(xp.copysign(*float_operands(a, b)))
+        ctx.save_for_backward(a, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, y = ctx.saved_tensors
+        from .select import where
+        g = where(a == 0, 0.0, grad * y / where(a == 0, 1.0, a)) if ctx.needs_input_grad[0] \
+            else None
+        return g, (grad * 0 if ctx.needs_input_grad[1] else None)
+
+
+def _quiet(xp):
+    from .math import _quiet as q
+    return q(xp)
+
+
+@tensor_method("exp2")
+def exp2(input):
+    return Exp2.apply(input)
+
+
+@tensor_method("hypot")
+def hypot(input, other):
+    return Hypot.apply(input, other)
+
+
+@tensor_method("fmod")
+def fmod(input, other):
+    return Fmod.apply(input, other)
+
+
+@tensor_method("copysign")
+def copysign(input, other):
+    if not isinstance(other, Tensor):
+        from ..creation import tensor
+        other = tensor(float(other), device=input.device)
+    return Copysign.apply(input, other)
+
+
+class Logit(Function):
+    """log(p / (1 - p)), p first clamped to [eps, 1 - eps] when eps is given; torch's gradient:
+    0 outside that range with eps, nan outside [0, 1] without."""
+    node_name = "LogitBackward0"
+
+    @staticmethod
+    def forward(ctx, x, eps):
+        xp = x.device.xp
+        d = float_data(x)
+        z = d if eps is None else xp.clip(d, eps, 1.0 - eps)
+        ctx.save_for_backward(x)
+        ctx.eps = eps
+        with _quiet(xp):
+            return xp.log(z / (1 - z))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        from .select import where
+        eps = ctx.eps
+        g = grad / (x * (1 - x))
+        if eps is None:
+            return where((x < 0) | (x > 1), float("nan"), g), None
+        return where((x < eps) | (x > 1 - eps), 0.0, g), None
+
+
+@tensor_method("logit")
+def logit(input, eps=None):
+    return Logit.apply(input, eps)
+
+
+@tensor_method("xlogy")
+def xlogy(input, other):
+    from .select import where
+    if not isinstance(input, Tensor):
+        from ..creation import tensor
+        input = tensor(float(input), device=other.device)
+    other_t = other if isinstance(other, Tensor) else None
+    out = where(input == 0, 0.0, input * (other.log() if other_t is not None else math.log(other)))
+    if other_t is not None:
+        out = where(other_t.isnan(), float("nan"), out)
+    return out
+
+
+@tensor_method("deg2rad")
+def deg2rad(input):
+    return input * (math.pi / 180.0)
+
+
+@tensor_method("rad2deg")
+def rad2deg(input):
+    return input * (180.0 / math.pi)
+
+
+@tensor_method("sinc")
+def sinc(input):
+    from .select import where
+    x = input * math.pi
+    safe = where(input == 0, 1.0, x)
+    return where(input == 0, 1.0, safe.sin() / safe)
+
+
+@tensor_method("float_power")
+def float_power(input, exponent):
+    from ..dtype import float64
+    base = input.to(float64) if isinstance(input, Tensor) else input
+    exp = exponent.to(float64) if isinstance(exponent, Tensor) else exponent
+    if not isinstance(base, Tensor):
+        from ..creation import tensor
+        base = tensor(float(base), dtype=float64)
+    return base ** exp
+
+
+def _fminmax(a, b, take_a):
+    from .select import where
+    return where(take_a | b.isnan(), a, b)
+
+
+@tensor_method("fmax")
+def fmax(input, other):
+    return _fminmax(input, other, input >= other)
+
+
+@tensor_method("fmin")
+def fmin(input, other):
+    return _fminmax(input, other, input <= other)
+
+
+@tensor_method("heaviside")
+def heaviside(input, values):
+    from .select import where
+    if input.dtype != values.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes "
+                           f"({input.dtype} and {values.dtype})")
+    return where(input == 0, values, (input > 0).to(input.dtype)).detach()
+
+
+@tensor_method("signbit")
+def signbit(input):
+    return Tensor._make(input.device.xp.signbit(input._data), input.device)
+
+
+@tensor_method("sgn")
+def sgn(input):
+    return input.sign()
