@@ -4,6 +4,7 @@ from .function import Function
 from .ops.common import require_float
 from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
 from .ops.linear import linear  # noqa: F401  (re-exported)
+from .ops.mse_loss import MseLoss
 from .ops.nll_loss import nll_loss  # noqa: F401  (re-exported)
 from .ops.softmax import log_softmax, softmax  # noqa: F401  (re-exported)
 from .ops.unary import relu, sigmoid, tanh  # noqa: F401  (re-exported)
@@ -30,10 +31,13 @@ def _same_shape(name, input, target):
 
 @autocast_op("mse_loss")
 def mse_loss(input, target, reduction="mean"):
-    """Mean squared error: mean((input - target) ** 2)."""
+    """Mean squared error: mean((input - target) ** 2), one op (torch's MseLossBackward0)."""
     _same_shape("mse_loss", input, target)
     require_float("mse_loss", input)   # as torch: no mse of integers
-    return _reduce((input - target) ** 2, reduction, "mse_loss")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got "
+                         f"{reduction!r}.")
+    return MseLoss.apply(input, target, reduction)
 
 
 @autocast_op("l1_loss")
