@@ -61,10 +61,10 @@ def make_step(lib):
 def main():
     candidates = {"numpy by hand": numpy_step_fn(), "labkit nn + optim": make_step(labkit)}
     try:
-        import os
-
         import torch
-        torch.set_num_threads(len(os.sched_getaffinity(0)))
+
+        from w1_two_layer_step import labkit_threads
+        torch.set_num_threads(labkit_threads())
         candidates["torch nn + optim"] = make_step(torch)
     except ImportError:
         print("(torch not installed: its column is skipped)")

@@ -86,6 +86,8 @@ class Sum(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
         d = x._data
+        if dims is None and d.dtype.kind == "f":   # x.sum(): no keywords to pass (0.5 us)
+            return x.device.xp.asarray(d.sum())
         if d.dtype.kind not in "fV":         # torch sums bool and every integer type in int64
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
