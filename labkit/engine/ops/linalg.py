@@ -35,7 +35,7 @@ class MatMul(Function):
     def forward(ctx, a, b):           # the entry points (mm, matmul, bmm, dot) checked a and b
         ctx.save_for_backward(a, b)
         x, w = a._data, b._data
-        if x.ndim == 2 == w.ndim and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+        if w.ndim == 2 and x.ndim <= 2 and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
             return x.dot(w)           # the same BLAS call, without the matmul ufunc's 0.6 us
         y = a.device.xp.matmul(x, w)
         return y if y.dtype == x.dtype else y.astype(x.dtype)  # bfloat16: numpy
