@@ -88,10 +88,11 @@ def test_second_derivatives(device, reduction, shape):
     g = rng.standard_normal(shape if reduction == "none" else ())
     v = rng.standard_normal(shape)
     res = []
-    for lib, (a, b), F_ in ((labkit, (x, t), F), (torch, (xt, tt), TF)):
+    for lib, (a, b), F_, kw in ((labkit, (x, t), F, dict(device=device)),
+                                (torch, (xt, tt), TF, {})):
         out = F_.mse_loss(a, b, reduction=reduction)
-        gx, gt = lib.autograd.grad(out, (a, b), lib.tensor(g), create_graph=True)
-        s = (gx * lib.tensor(v)).sum() + (gt * gt).sum()
+        gx, gt = lib.autograd.grad(out, (a, b), lib.tensor(g, **kw), create_graph=True)
+        s = (gx * lib.tensor(v, **kw)).sum() + (gt * gt).sum()
         res.append(lib.autograd.grad(s, (a, b)))
     for m, r in zip(*res):
         np.testing.assert_allclose(labkit_np(m), _np(r), rtol=1e-12, atol=1e-12)
