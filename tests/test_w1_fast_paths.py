@@ -207,3 +207,27 @@ def test_linear_module_with_its_weight_replaced_by_an_attribute():
     with torch.no_grad():
         ref.bias.copy_(torch.tensor(_np(lin.bias)))
     np.testing.assert_allclose(_np(lin(labkit.tensor(x))), _np(ref(torch.tensor(x))), rtol=1e-6)
+
+
+# --- relu and clamp(min=0) forward ------------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS + ["bfloat16", "int64"])
+@pytest.mark.parametrize("value", [[-1.5, 0.0, 2.0, float("nan")], 1.5, -1.0, float("nan"), []],
+                         ids=["vec", "pos", "neg", "nan", "empty"])
+def test_relu_and_clamp_min_values_dtypes_and_grads(device, dtype, value):
+    if dtype == "int64" and value != value or (dtype == "int64" and isinstance(value, list)
+                                                and any(v != v for v in value)):
+        pytest.skip("no int nan")
+    x = labkit.tensor(value, dtype=getattr(labkit, dtype), device=device)
+    xt = torch.tensor(value, dtype=getattr(torch, dtype))
+    for f in (lambda m, t: m.relu(t), lambda m, t: t.clamp(min=0)):
+        out, ref = f(labkit, x), f(torch, xt)
+        assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+        assert tuple(out.shape) == tuple(ref.shape)
+        assert not isinstance(out._data, np.generic), "a 0-d result must stay an array"
+        np.testing.assert_array_equal(_np(out.float()), _np(ref.float()))
+    if dtype in FLOATS:
+        a, at = x.detach().requires_grad_(), xt.detach().requires_grad_()
+        for f in (lambda m, t: m.relu(t), lambda m, t: t.clamp(min=0)):
+            (g,), (gt,) = (labkit.autograd.grad(f(labkit, a).sum(), [a]),
+                           torch.autograd.grad(f(torch, at).sum(), [at]))
+            np.testing.assert_array_equal(_np(g), _np(gt))
