@@ -38,17 +38,17 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
         need = ctx.needs_input_grad
-        norm = _norm(ctx.reduction, x._data.size)
         g = raw(grad)
         if g is not None:                      # no graph to record: on arrays (raw.py)
             a, b = operands(x, t)
             xp = x.device.xp
-            d = xp.asarray(a - b)
-            d *= norm
+            d = xp.asarray(a - b)              # broadcast shape: the engine sums it back
+            d *= _norm(ctx.reduction, d.size)
             d *= g
             return (wrap(d, x) if need[0] else None), \
                 (wrap(xp.asarray(-d), x) if need[1] else None), None
-        gx = (x - t) * norm * grad
+        diff = x - t
+        gx = diff * _norm(ctx.reduction, diff.numel()) * grad
         return (gx if need[0] else None), (-gx if need[1] else None), None
 
     @staticmethod
