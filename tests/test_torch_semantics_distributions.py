@@ -9,6 +9,16 @@ from labkit import distributions as D
 torch = pytest.importorskip("torch")
 
 
+@pytest.fixture(autouse=True)
+def validation_on():
+    """torch.compile (dynamo, used by other tests) turns torch's argument validation off for
+    the whole process: compare with it on, as a fresh torch has it."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 def same(a, b, atol=1e-6):
     assert tuple(a.shape) == tuple(b.shape)
     assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
