@@ -79,7 +79,11 @@ def _format_body(arr):
     if arr.dtype.kind == "V":          # bfloat16: printed through float32, as its values are
         arr = arr.astype(np.float32)
     options = dict(separator=", ", prefix="tensor(", threshold=PRINT_OPTS["threshold"],
-                   edgeitems=PRINT_OPTS["edgeitems"], max_line_width=PRINT_OPTS["linewidth"])
+                   edgeitems=PRINT_OPTS["edgeitems"])
+    if PRINT_OPTS["linewidth"] != _DEFAULTS["linewidth"]:
+        # only when asked: lines still wrap by numpy's rule (75 columns by default), which the
+        # lectures' stored outputs were made with; torch's own rule differs in where it breaks
+        options["max_line_width"] = PRINT_OPTS["linewidth"]
     if options["threshold"] == float("inf"):
         options["threshold"] = np.iinfo(np.int64).max
     if arr.dtype.kind == "f" and arr.size:
