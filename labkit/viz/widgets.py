@@ -8,7 +8,9 @@ the state last shown, and in JupyterLab the controls replace it as they move.
 A student waits for every redraw (rendering a matplotlib figure to PNG alone takes ~50-100 ms),
 so what was drawn is kept, rendered, by the controls' values: going back to a position sends the
 stored picture again at once. The pictures must depend on the controls' values only (the figure
-function's other inputs fixed), as a slider's do; precompute() renders a grid up front.
+function's other inputs fixed), as a slider's do; precompute() renders a grid up front. Where
+the positions are too many to draw ahead, the figure function can instead update one figure in
+place and return it as a LiveFigure (labkit.viz.canvas), which redraws only what moves.
 """
 import itertools
 from collections import OrderedDict
@@ -47,8 +49,7 @@ class FrameSlider:
 
     def show(self, k):
         """Draw frame k (into the displayed output, when there is one) and return it."""
-        self.current = self.drawn.get(k)
-        self.drawn.send(self.handle, k)
+        self.current = self.drawn.send(self.handle, k)
         return self.current
 
     def precompute(self):
@@ -60,7 +61,7 @@ class FrameSlider:
 
     def _ipython_display_(self):
         display(self.controls)
-        self.handle = display(self.current, display_id=True)
+        self.current, self.handle = self.drawn.show(self.slider.value)
 
 
 class SliderPlot:
@@ -108,9 +109,7 @@ class SliderPlot:
     def redraw(self):
         """Draw figure at the controls' values (into the displayed output, when there is one)
         and return it."""
-        key = self.key()
-        self.current = self.drawn.get(key)
-        self.drawn.send(self.handle, key)
+        self.current = self.drawn.send(self.handle, self.key())
         return self.current
 
     def precompute(self, limit=64):
@@ -130,7 +129,7 @@ class SliderPlot:
 
     def _ipython_display_(self):
         display(self.box)
-        self.handle = display(self.current, display_id=True)
+        self.current, self.handle = self.drawn.show(self.key())
 
 
 class Drawn:
@@ -144,31 +143,44 @@ class Drawn:
 
     def get(self, key, render=False):
         """The object for key (made if new); render=True also renders it now."""
-        entry = self._entry(key)
+        return self._entry(key, render)[0]
+
+    def _entry(self, key, render=False):
+        kept = _same(key)           # a float set by the browser may differ in its last bits
+        entry = self.kept.get(kept)
+        if entry is None:
+            entry = [self.make(key), None]
+            # A figure redrawn in place (LiveFigure) is one object for every key: nothing to keep.
+            if not getattr(entry[0], "in_place", False):
+                self.kept[kept] = entry
+                while len(self.kept) > self.size:
+                    self.kept.popitem(last=False)
+        else:
+            self.kept.move_to_end(kept)
         if render and entry[1] is None:
             entry[1] = _render(entry[0])
-        return entry[0]
-
-    def _entry(self, key):
-        kept = _same(key)           # a float set by the browser may differ in its last bits
-        if kept not in self.kept:
-            self.kept[kept] = [self.make(key), None]
-            while len(self.kept) > self.size:
-                self.kept.popitem(last=False)
-        self.kept.move_to_end(kept)
-        return self.kept[kept]
+        return entry
 
     def send(self, handle, key):
-        """Replace what handle shows by key's picture (rendered once, then reused)."""
+        """Replace what handle shows (if any) by key's picture (rendered once, then reused);
+        returns key's object."""
         if handle is None:
-            return
-        obj = self.get(key, render=True)
-        rendered = self._entry(key)[1]
+            return self.get(key)
+        obj, rendered = self._entry(key, render=True)
         if rendered is None:                # no IPython kernel: let the handle render it
             handle.update(obj)
         else:
             data, metadata = rendered
             handle.update(data, metadata=metadata, raw=True)
+        return obj
+
+    def show(self, key):
+        """Display key's picture as a new output; returns (key's object, the display handle)."""
+        obj, rendered = self._entry(key, render=True)
+        if rendered is None:
+            return obj, display(obj, display_id=True)
+        data, metadata = rendered
+        return obj, display(data, metadata=metadata, raw=True, display_id=True)
 
 
 def _same(key):
