@@ -64,17 +64,16 @@ class LiveFigure:
     def _tight_box(self):
         """The pixels bbox_inches='tight' keeps (what IPython shows), found once, at the first
         render: a later picture is cut the same way, so what grows past it later is cut off."""
-        import math
         from matplotlib import rcParams
         renderer, dpi = self.fig.canvas.get_renderer(), self.fig.dpi
         box = self.fig.get_tightbbox(renderer).padded(rcParams["savefig.pad_inches"])
-        height, width = renderer.height, renderer.width
-        return (slice(max(0, height - math.ceil(box.y1 * dpi)),
-                      min(height, height - math.floor(box.y0 * dpi))),
-                slice(max(0, math.floor(box.x0 * dpi)), min(width, math.ceil(box.x1 * dpi))))
+        top, left = round(self.fig.bbox.height - box.y1 * dpi), round(box.x0 * dpi)
+        return (slice(max(0, top), max(0, top + int(box.height * dpi))),
+                slice(max(0, left), max(0, left + int(box.width * dpi))))
 
     def png(self):
-        """The picture now, PNG-encoded (fast compression: ~2x larger, ~5x quicker)."""
+        """The picture now, PNG-encoded (zlib level 1: ~30 % quicker than the default level 6,
+        ~5 % larger, on these plots)."""
         from PIL import Image
         out = io.BytesIO()
         Image.fromarray(self.rgba()).save(out, format="png", compress_level=self.compress_level,
@@ -93,7 +92,8 @@ class Labels:
 
     Every Text costs its own text layout at each draw (~1 ms): 60 of them are a slow redraw. Here
     the labels are glyph outlines drawn as markers, one Line2D per distinct string (all the "0"s
-    at once), at the font's true size, centred on their places. set_texts(texts) relabels.
+    at once), at the font's true size, centred on their places. set_texts(texts) relabels;
+    the outlines of the `known` strings are made up front, so that no later move waits.
     """
 
     def __init__(self, ax, xy, fontsize=9, color="black", animated=True, zorder=3, known=()):
@@ -101,7 +101,7 @@ class Labels:
         self.ax, self.xy = ax, np.asarray(xy, dtype=float).reshape(-1, 2)
         self.style = dict(ls="none", mew=0, color=color, animated=animated, zorder=zorder)
         self.fontsize, self.lines = fontsize, {}
-        for text in known:                    # made now, so that no later move waits for them
+        for text in known:
             self._line(text)
 
     def _line(self, text):
