@@ -107,7 +107,7 @@ def test_labels_take_one_text_per_place():
 
 
 def test_slider_plot_with_a_live_figure_sends_the_picture_of_each_position(monkeypatch):
-    monkeypatch.setattr(viz.widgets, "_render", lambda obj: ({"image/png": obj.png()}, {}))
+    monkeypatch.setattr(viz.widgets, "_render", lambda obj, exact=True: ({"image/png": obj.png()}, {}))
     shown, sent = [], []
 
     class Handle:
@@ -130,3 +130,61 @@ def test_slider_plot_with_a_live_figure_sends_the_picture_of_each_position(monke
     assert view.drawn.kept == {}                      # one object for all: nothing kept
     assert sent[0] == sent[2] != sent[1]
     assert sent[1] == make(2.0)[1](2.0).png() and view.current is live
+
+
+@pytest.fixture
+def kernel_shell(monkeypatch):
+    """An IPython shell that _render takes for a kernel, figures shown as inline PNG."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "kernel", object(), raising=False)
+    select_figure_formats(shell, {"png"})
+    yield shell
+    select_figure_formats(shell, {"png"})
+
+
+def decoded(data):
+    import base64
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(data["image/png"]))).convert("RGB"),
+                      dtype=float)
+
+
+def plot(y):
+    fig = Figure(figsize=(4, 3), dpi=60)
+    ax = fig.add_subplot()
+    ax.plot([1, 2, 3], y, label="a curve")
+    ax.set(title="title", xlabel="x", ylabel="y", ylim=(0, 4))
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def test_a_figure_sent_on_a_move_looks_as_ipython_shows_it_in_one_draw(kernel_shell):
+    from labkit.viz.widgets import _render
+    fig = plot([3, 1, 2])
+    (exact, exact_md), (fast, fast_md) = _render(fig), _render(fig, exact=False)
+    assert fast.keys() == exact.keys() and fast["text/plain"] == exact["text/plain"]
+    assert fast_md == exact_md
+    a, b = decoded(exact), decoded(fast)
+    assert a.shape == b.shape and a.shape[1] < 240           # cut, as IPython cuts it
+    h, w = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    same = np.abs(a[:h, :w] - b[:h, :w]).mean()
+    other = decoded(_render(plot([1, 3, 1]), exact=False)[0])[:h, :w]
+    assert same < np.abs(other - b[:h, :w]).mean() / 3      # the same picture, to antialiasing
+
+
+def test_any_other_inline_format_is_rendered_by_ipython_itself(kernel_shell):
+    from IPython.core.pylabtools import select_figure_formats
+    from labkit.viz.widgets import _render
+    fig = Figure(figsize=(2, 2), dpi=40)
+    fig.add_subplot().plot([0, 1])
+    fig.tight_layout()
+    assert _render(fig, exact=False) != _render(fig)         # the one-draw path
+    select_figure_formats(kernel_shell, {"png", "svg"})
+    assert _render(fig, exact=False)[0].keys() == {"text/plain", "image/png", "image/svg+xml"}
+    select_figure_formats(kernel_shell, {"png"}, dpi=80)
+    assert _render(fig, exact=False) == _render(fig)
+    select_figure_formats(kernel_shell, {"png"})
+    fig.axes[0].set_title("a title above the figure's top edge", y=1.5)
+    assert _render(fig, exact=False) == _render(fig)

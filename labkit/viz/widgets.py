@@ -158,7 +158,7 @@ class Drawn:
         else:
             self.kept.move_to_end(kept)
         if render and entry[1] is None:
-            entry[1] = _render(entry[0])
+            entry[1] = _render(entry[0], exact=False)
         return entry
 
     def send(self, handle, key):
@@ -175,12 +175,15 @@ class Drawn:
         return obj
 
     def show(self, key):
-        """Display key's picture as a new output; returns (key's object, the display handle)."""
-        obj, rendered = self._entry(key, render=True)
-        if rendered is None:
-            return obj, display(obj, display_id=True)
-        data, metadata = rendered
-        return obj, display(data, metadata=metadata, raw=True, display_id=True)
+        """Display key's picture as a new output, rendered as IPython renders it (the picture
+        saved in the notebook does not depend on what was drawn before); returns (key's object,
+        the display handle)."""
+        entry = self._entry(key)
+        entry[1] = _render(entry[0])
+        if entry[1] is None:
+            return entry[0], display(entry[0], display_id=True)
+        data, metadata = entry[1]
+        return entry[0], display(data, metadata=metadata, raw=True, display_id=True)
 
 
 def _same(key):
@@ -189,14 +192,43 @@ def _same(key):
     return tuple(map(_same, key)) if isinstance(key, tuple) else key
 
 
-def _render(obj):
+def _render(obj, exact=True):
     """(data, metadata) as IPython's display() would send for obj; None outside a kernel (a
-    plain IPython shell, or none: the handle is then given the object itself)."""
+    plain IPython shell, or none: the handle is then given the object itself). exact=False
+    renders a matplotlib Figure in one draw instead of two (canvas.figure_png): for the pictures
+    sent on a move, not the one stored in the notebook."""
     from IPython import get_ipython
     shell = get_ipython()
     if getattr(shell, "kernel", None) is None:
         return None
-    return shell.display_formatter.format(obj)
+    fast = None if exact else _fast_figure(shell, obj)
+    return fast or shell.display_formatter.format(obj)
+
+
+def _fast_figure(shell, obj):
+    """_render's data for a Figure shown as plain inline PNG (`figure_formats = ['png']`, no
+    other print_figure option), rendered by canvas.figure_png; None in every other case."""
+    import functools
+    from binascii import b2a_base64
+    if not type(obj).__module__.startswith("matplotlib"):
+        return None
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+    formatters = shell.display_formatter.formatters
+    png = formatters["image/png"].lookup_by_type(Figure) if isinstance(obj, Figure) else None
+    plain = (isinstance(png, functools.partial) and png.func is print_figure and not png.args
+             and set(png.keywords) <= {"fmt", "base64", "bbox_inches"}
+             and png.keywords.get("fmt") == "png" and png.keywords.get("base64"))
+    others = [m for m, f in formatters.items() if m != "image/png" and Figure in f.type_printers]
+    if not plain or others or not (obj.axes or obj.lines):
+        return None
+    from .canvas import figure_png
+    picture = figure_png(obj, tight=png.keywords.get("bbox_inches", "tight") == "tight")
+    if picture is None:
+        return None
+    data, metadata = shell.display_formatter.format(obj, exclude=("image/png",))
+    data["image/png"] = b2a_base64(picture, newline=False).decode("ascii")
+    return data, metadata
 
 
 def positions(control):
