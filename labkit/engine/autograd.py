@@ -149,7 +149,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if through is not None and node not in through:
                 continue   # grad() w.r.t. a non-leaf: its grad is taken, its node not run
             edges = node._edges
-            if len(grads) == 1 and not node._freed and not process.anomaly:  # call_backward,
+            if len(grads) == 1 and node._saved is not None and not process.anomaly:  # call_backward,
                 out = node._fn.backward(node, grads[0])                       # inlined
                 if type(out) is not tuple:
                     out = (out,)
@@ -174,8 +174,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if waiting is not None:
                 _release_leaves(edges, waiting, ready, buffers)
             if not retain_graph and node._saved:      # free what forward saved
-                node._saved = ()
-                node._freed = True
+                node._saved = None
     finally:
         mode.enabled = prev
     if results is not None:
@@ -218,7 +217,7 @@ def _release_leaves(edges, waiting, ready, buffers):
 def call_backward(node, grads):
     """node's backward formula on its outputs' gradients, with the checks that make its
     mistakes readable: used twice, wrong number of gradients, nan (anomaly mode)."""
-    if node._freed:
+    if node._saved is None:
         node.saved_tensors  # raises "backward through the graph a second time"
     if len(grads) == 1:                  # unrolled: a star call costs 140 ns more per node
         out = node._fn.backward(node, grads[0])

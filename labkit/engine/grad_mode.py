@@ -30,6 +30,9 @@ class _Process:
     anomaly = False
     post_accumulate_hooks = 0   # alive anywhere: backward then runs each leaf's
     #                             AccumulateGrad as soon as its gradient is complete
+    hooked = 0   # engine hooks (tracers, op/node/saved-tensor hooks) installed in any thread:
+    #              while 0 the engine does not read them from `mode` (each per-thread read
+    #              costs about 50 ns, a plain attribute 20)
 
 
 process = _Process()

@@ -7,17 +7,21 @@ those is on, those ops cost Python time and give nothing back; the hot backwards
 training step (matmul, linear, relu, clamp, pow, sum, mean) then compute on the arrays
 directly (tests/test_raw_backward.py checks both paths against torch).
 """
-from ..grad_mode import mode
+import numpy as np
+
+from ..grad_mode import mode, process
 from ..tensor import Tensor
 
 _make = Tensor._make
+_scalar = np.generic
 
 
 def raw(grad):
     """grad's array when backward may compute on arrays, else None: recording is off (no
     create_graph), no tracer (jit, vmap, func transforms) and no node observer (profiler,
     viz) is installed, and grad is a plain Tensor."""
-    if mode.enabled or mode.tracer is not None or mode.node_hooks or type(grad) is not Tensor:
+    if mode.enabled or type(grad) is not Tensor or (
+            process.hooked and (mode.tracer is not None or mode.node_hooks)):
         return None
     return grad._data
 
@@ -25,3 +29,19 @@ def raw(grad):
 def wrap(arr, like):
     """arr as a Tensor on like's device (None stays None)."""
     return None if arr is None else _make(arr, like.device)
+
+
+def wrap_result(out, like):
+    """An elementwise result as a Tensor on like's device: numpy turns a 0-d result into a
+    scalar, which is made an array again (cupy keeps 0-d arrays)."""
+    if isinstance(out, _scalar):
+        out = np.asarray(out)
+    return _make(out, like.device)
+
+
+def times(g, x, grad):
+    """grad * x (g is raw(grad)), on arrays when x is a tensor of the gradient's dtype; the
+    Tensor op otherwise (a number, or another dtype: it promotes as torch does)."""
+    if type(x) is Tensor and x._data.dtype is g.dtype:
+        return wrap_result(g * x._data, grad)
+    return grad * x
