@@ -34,7 +34,7 @@ def _require_cuda(name):
 
 class Device:
     """Where a tensor's data lives: `device(type='cpu')` or `device(type='cuda', index=0)`."""
-    __slots__ = ("type", "index", "_xp")
+    __slots__ = ("type", "index", "xp")   # xp: set for cpu, on first use for cuda
     _cache = {}
 
     def __new__(cls, spec="cpu", index=None):
@@ -57,28 +57,30 @@ class Device:
             dev = cls._cache.get(("cpu", None))
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index, dev._xp = "cpu", None, np
+                dev.type, dev.index, dev.xp = "cpu", None, np
                 cls._cache[("cpu", None)] = dev
         else:
             n = int(idx) if idx else (index or 0)
             dev = cls._cache.get(("cuda", n))
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index, dev._xp = "cuda", n, None
+                dev.type, dev.index = "cuda", n
                 cls._cache[("cuda", n)] = dev
         cls._cache[key] = dev
         return dev
 
-    @property
-    def xp(self):
-        """The array module for this device (numpy or cupy)."""
-        if self._xp is None:
-            cp = _require_cuda(str(self))
-            if self.index >= cp.cuda.runtime.getDeviceCount():
-                raise RuntimeError(f"labkit: device '{self}' does not exist: this machine has "
-                                   f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
-            self._xp = cp
-        return self._xp
+    def __getattr__(self, name):
+        """Only for `xp` (the array module, numpy or cupy) of a cuda device not used yet: cupy
+        is imported then. `xp` is a plain attribute afterwards, as it is for the cpu: ops read
+        it on every call."""
+        if name != "xp":
+            raise AttributeError(f"'Device' object has no attribute '{name}'")
+        cp = _require_cuda(str(self))
+        if self.index >= cp.cuda.runtime.getDeviceCount():
+            raise RuntimeError(f"labkit: device '{self}' does not exist: this machine has "
+                               f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
+        self.xp = cp
+        return cp
 
     def __repr__(self):
         if self.index is None:
