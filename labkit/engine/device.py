@@ -32,9 +32,26 @@ def _require_cuda(name):
     return _cupy
 
 
+class _Cupy:
+    """A cuda device's `xp` until first used: then cupy is imported (and the device checked)
+    and becomes the device's xp. (Ops read `device.xp` on every call: a plain attribute.)"""
+
+    def __init__(self, device):
+        self._device = device
+
+    def __getattr__(self, name):
+        dev = self._device
+        cp = _require_cuda(str(dev))
+        if dev.index >= cp.cuda.runtime.getDeviceCount():
+            raise RuntimeError(f"labkit: device '{dev}' does not exist: this machine has "
+                               f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
+        dev.xp = cp
+        return getattr(cp, name)
+
+
 class Device:
     """Where a tensor's data lives: `device(type='cpu')` or `device(type='cuda', index=0)`."""
-    __slots__ = ("type", "index", "xp")   # xp: set for cpu, on first use for cuda
+    __slots__ = ("type", "index", "xp")   # xp: numpy, or cupy (a _Cupy until first used)
     _cache = {}
 
     def __new__(cls, spec="cpu", index=None):
@@ -64,23 +81,11 @@ class Device:
             dev = cls._cache.get(("cuda", n))
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index = "cuda", n
+                dev.type, dev.index, dev.xp = "cuda", n, _Cupy(dev)
                 cls._cache[("cuda", n)] = dev
         cls._cache[key] = dev
         return dev
 
-    def __getattr__(self, name):
-        """Only for `xp` (the array module, numpy or cupy) of a cuda device not used yet: cupy
-        is imported then. `xp` is a plain attribute afterwards, as it is for the cpu: ops read
-        it on every call."""
-        if name != "xp":
-            raise AttributeError(f"'Device' object has no attribute '{name}'")
-        cp = _require_cuda(str(self))
-        if self.index >= cp.cuda.runtime.getDeviceCount():
-            raise RuntimeError(f"labkit: device '{self}' does not exist: this machine has "
-                               f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
-        self.xp = cp
-        return cp
 
     def __repr__(self):
         if self.index is None:
