@@ -454,32 +454,32 @@ def _pack_saved(items, outputs):
     output is stored without its grad_fn, to avoid a reference cycle. Under
     hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
     hooks = mode.saved_hooks if process.hooked else None
+    only = outputs[0] if len(outputs) == 1 else None   # the common case: one output
     packed = []
     for item in items:
         if item is None:
             packed.append(_VALUE_NONE)
             continue
-        for i, o in enumerate(outputs):
-            if item is o._data or item is o:
-                break
+        if only is not None:
+            i = 0 if item is only._data or item is only else -1
         else:
-            o = None
-        if o is None and not isinstance(item, Tensor):
+            i = next((j for j, o in enumerate(outputs) if item is o._data or item is o), -1)
+        if i < 0 and not isinstance(item, Tensor):
             if isinstance(item, (int, float, bool)):
                 packed.append((SAVED_VALUE, item, None, 0))
             else:
                 packed.append((SAVED_CONSTANT, item, _UNVERSIONED, 0))
             continue
-        t = item if o is None else o
+        t = item if i < 0 else outputs[i]
         vc = t._vc
         if vc is None:
             vc = t._vc = [0]
         if hooks is not None:
             packed.append(_packed(hooks, t, vc))
-        elif o is None:
+        elif i < 0:
             packed.append((SAVED_INPUT, item, vc, vc[0]))
         else:
-            packed.append((SAVED_OUTPUT, (o._data, i), vc, vc[0]))
+            packed.append((SAVED_OUTPUT, (t._data, i), vc, vc[0]))
     return packed
 
 
