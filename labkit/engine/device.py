@@ -32,26 +32,9 @@ def _require_cuda(name):
     return _cupy
 
 
-class _Cupy:
-    """A cuda device's `xp` until first used: then cupy is imported (and the device checked)
-    and becomes the device's xp. (Ops read `device.xp` on every call: a plain attribute.)"""
-
-    def __init__(self, device):
-        self._device = device
-
-    def __getattr__(self, name):
-        dev = self._device
-        cp = _require_cuda(str(dev))
-        if dev.index >= cp.cuda.runtime.getDeviceCount():
-            raise RuntimeError(f"labkit: device '{dev}' does not exist: this machine has "
-                               f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
-        dev.xp = cp
-        return getattr(cp, name)
-
-
 class Device:
     """Where a tensor's data lives: `device(type='cpu')` or `device(type='cuda', index=0)`."""
-    __slots__ = ("type", "index", "xp")   # xp: numpy, or cupy (a _Cupy until first used)
+    __slots__ = ("type", "index", "_xp")
     _cache = {}
 
     def __new__(cls, spec="cpu", index=None):
@@ -74,18 +57,28 @@ class Device:
             dev = cls._cache.get(("cpu", None))
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index, dev.xp = "cpu", None, np
+                dev.type, dev.index, dev._xp = "cpu", None, np
                 cls._cache[("cpu", None)] = dev
         else:
             n = int(idx) if idx else (index or 0)
             dev = cls._cache.get(("cuda", n))
             if dev is None:
                 dev = object.__new__(cls)
-                dev.type, dev.index, dev.xp = "cuda", n, _Cupy(dev)
+                dev.type, dev.index, dev._xp = "cuda", n, None
                 cls._cache[("cuda", n)] = dev
         cls._cache[key] = dev
         return dev
 
+    @property
+    def xp(self):
+        """The array module for this device (numpy or cupy)."""
+        if self._xp is None:
+            cp = _require_cuda(str(self))
+            if self.index >= cp.cuda.runtime.getDeviceCount():
+                raise RuntimeError(f"labkit: device '{self}' does not exist: this machine has "
+                                   f"{cp.cuda.runtime.getDeviceCount()} GPU(s).")
+            self._xp = cp
+        return self._xp
 
     def __repr__(self):
         if self.index is None:

@@ -140,7 +140,7 @@ class Node(FunctionCtx):
                 if obj[1]:
                     t._out_idx = obj[1]
                 out.append(t)
-            elif kind is SAVED_CONSTANT:   # (its version counter is None: never changed)
+            elif kind is SAVED_CONSTANT:   # (its counter, _UNVERSIONED, never moves)
                 out.append(_make(obj, self._device))
             else:                         # SAVED_PACKED: unpack(packed)
                 out.append(obj[1](obj[0]))
