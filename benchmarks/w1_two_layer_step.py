@@ -128,8 +128,11 @@ def main():
 
 
 def labkit_threads():
+    """The threads numpy's BLAS uses (OPENBLAS_NUM_THREADS, else one per core): torch gets
+    as many, so that both matmul libraries run alike (with 1, torch's threads would otherwise
+    spin on the cores numpy is timed on)."""
     import os
-    return len(os.sched_getaffinity(0))
+    return int(os.environ.get("OPENBLAS_NUM_THREADS") or len(os.sched_getaffinity(0)))
 
 
 if __name__ == "__main__":

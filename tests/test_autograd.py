@@ -698,3 +698,20 @@ def test_data_is_a_detached_tensor_sharing_memory_as_in_torch():
         assert idx.tolist() == [2, 2]
         w.data = lib.zeros(2, 3)
         assert w.requires_grad and w.sum().item() == 0
+
+
+@pytest.mark.parametrize("out_dtype,grad_dtype", [("float64", "float32"), ("float32", "float64"),
+                                                  ("float64", "float16"), ("float64", "int64"),
+                                                  ("float64", "bool")])
+def test_root_gradient_takes_the_outputs_dtype_first_like_torch(out_dtype, grad_dtype):
+    """backward(gradient=g) casts g to the output's dtype before any formula runs: a float64
+    mean given a float32 1/3 divides in float64 (torch), not in float32."""
+    torch = pytest.importorskip("torch")
+    res = []
+    for lib in (torch, labkit):
+        x = lib.tensor([0.3, -1.7, 2.9], dtype=getattr(lib, out_dtype), requires_grad=True)
+        g = lib.tensor(True if grad_dtype == "bool" else 1 if grad_dtype == "int64" else 1 / 3,
+                       dtype=getattr(lib, grad_dtype))
+        (x * 1.5).mean().backward(g)
+        res.append((str(x.grad.dtype).split(".")[1], x.grad.tolist()))
+    assert res[1] == res[0]

@@ -253,3 +253,12 @@ def test_repr_example_from_the_brief():
 
 def test_format_of_a_scalar():
     assert f"{labkit.tensor(3.14159):.2f}" == "3.14"
+
+
+@pytest.mark.parametrize("data", [1 + 0j, [1j, 2.0], np.array([1j]), np.array([1], np.uint32)])
+def test_a_dtype_labkit_lacks_is_refused_at_creation(data):
+    """torch has complex and uint32 tensors; labkit has not: say so when the tensor is made,
+    not later from .dtype or an op."""
+    for make in (labkit.tensor, labkit.as_tensor):
+        with pytest.raises(TypeError, match="not supported"):
+            make(data)

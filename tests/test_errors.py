@@ -98,9 +98,15 @@ def test_softmax_needs_a_dim():
 
 
 def test_loss_shape_mismatch():
-    raises(RuntimeError, lambda: F.mse_loss(labkit.ones(3, 1), labkit.ones(3)), "mse_loss",
-           "(3, 1)", "(3,)")
-    raises(RuntimeError, lambda: F.l1_loss(labkit.ones(3, 1), labkit.ones(3)), "l1_loss")
+    for loss in (F.mse_loss, F.l1_loss):   # torch warns, broadcasts (a (3, 3) table), and
+        with pytest.warns(UserWarning, match=r"target size \(labkit.Size\(\[3\]\)\).*"
+                          r"input size \(labkit.Size\(\[3, 1\]\)\).*view\(-1, 1\)"):
+            assert loss(labkit.ones(3, 1), labkit.zeros(3), reduction="none").shape == (3, 3)
+        with pytest.warns(UserWarning):     # sizes that do not broadcast: the op's error
+            raises(RuntimeError, lambda: loss(labkit.ones(3), labkit.ones(4)), "(3,)", "(4,)")
+    raises(ValueError, lambda: F.binary_cross_entropy_with_logits(labkit.ones(3, 1),
+                                                                  labkit.ones(3)),
+           "Target size", "[3, 1]", "view(-1, 1)")
     raises(RuntimeError, lambda: F.cross_entropy(labkit.ones(3, 4), labkit.tensor([0, 1])),
            "(3, 4)", "(2,)")
     raises(IndexError, lambda: F.cross_entropy(labkit.ones(3, 4), labkit.tensor([0, 1, 4])),

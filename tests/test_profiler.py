@@ -32,8 +32,8 @@ def _train(m, prof_kwargs, steps=None):
 
 
 # names both profilers give the same program (labkit's own helpers are not compared)
-# (labkit's mse_loss is a composite of sub, pow and mean: its events are theirs)
-COMPARABLE = {"aten::linear", "aten::relu", "AddmmBackward0", "ReluBackward0",
+COMPARABLE = {"aten::linear", "aten::relu", "aten::mse_loss", "AddmmBackward0", "ReluBackward0",
+              "MseLossBackward0", "autograd::engine::evaluate_function: MseLossBackward0",
               "torch::autograd::AccumulateGrad",
               "autograd::engine::evaluate_function: AddmmBackward0",
               "autograd::engine::evaluate_function: ReluBackward0",

@@ -94,6 +94,8 @@ def _root_grads(outputs, grad_outputs):
             if g.device is not t.device:
                 raise RuntimeError(f"backward: gradient is on {g.device} but the output is on "
                                    f"{t.device}; move it with gradient.to(output.device).")
+            if g._data.dtype != t._data.dtype:   # as torch: the output's dtype, before any
+                g = g.to(_dt.from_np(t._data.dtype))  # formula (a mean's 1/n in float64)
         node = t.grad_fn if t.grad_fn is not None else accumulate_node(t)
         roots.append((node, t._out_idx, g))
     return roots

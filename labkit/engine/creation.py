@@ -38,7 +38,9 @@ def _finish(arr, dtype, device, requires_grad):
     """Cast to dtype, move to device, wrap; the one exit of every creation function."""
     dev = Device(device) if device is not None else (defaults.device or cpu)
     np_dtype = _dt.to_np(dtype)
-    if np_dtype is not None and arr.dtype != np_dtype:
+    if np_dtype is None:
+        _dt.from_np(arr.dtype)   # a dtype labkit lacks (complex, uint32, ...) stops here
+    elif arr.dtype != np_dtype:
         arr = arr.astype(np_dtype)
     if dev is not cpu:
         arr = to_device_array(arr, dev)

@@ -1,9 +1,12 @@
 """Composite functions built from primitive ops (their gradients come for free)."""
+import warnings
+
 from .autocast import autocast_op
 from .function import Function
 from .ops.common import require_float
 from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
 from .ops.linear import linear  # noqa: F401  (re-exported)
+from .ops.mse_loss import MseLoss
 from .ops.nll_loss import nll_loss  # noqa: F401  (re-exported)
 from .ops.softmax import log_softmax, softmax  # noqa: F401  (re-exported)
 from .ops.unary import relu, sigmoid, tanh  # noqa: F401  (re-exported)
@@ -20,25 +23,32 @@ def _reduce(loss, reduction, name):
     raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}.")
 
 
-def _same_shape(name, input, target):
+def _warn_if_broadcast(input, target):
+    """torch computes an elementwise loss of differently shaped input and target by
+    broadcasting them, with this warning: valid code, almost always a bug ((N, 1) against (N,)
+    makes an (N, N) table of every pair)."""
     if tuple(input.shape) != tuple(target.shape):
-        raise RuntimeError(
-            f"{name}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
-            "differ; broadcasting them would silently compare the wrong pairs. Reshape one "
-            "(e.g. target.view(-1, 1) or input.squeeze(1)) so they match.")
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size (e.g. target.view(-1, 1) or "
+            "input.squeeze(1)).", UserWarning, stacklevel=3)
 
 
 @autocast_op("mse_loss")
 def mse_loss(input, target, reduction="mean"):
-    """Mean squared error: mean((input - target) ** 2)."""
-    _same_shape("mse_loss", input, target)
+    """Mean squared error: mean((input - target) ** 2), one op (torch's MseLossBackward0)."""
+    _warn_if_broadcast(input, target)
     require_float("mse_loss", input)   # as torch: no mse of integers
-    return _reduce((input - target) ** 2, reduction, "mse_loss")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got "
+                         f"{reduction!r}.")
+    return MseLoss.apply(input, target, reduction)
 
 
 @autocast_op("l1_loss")
 def l1_loss(input, target, reduction="mean"):
-    _same_shape("l1_loss", input, target)
+    _warn_if_broadcast(input, target)
     return _reduce((input - target).abs(), reduction, "l1_loss")
 
 
@@ -65,7 +75,10 @@ class BinaryCrossEntropyWithLogits(Function):
 @autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, reduction="mean"):
     """Stable BCE from logits (raw scores) and targets in [0, 1]."""
-    _same_shape("binary_cross_entropy_with_logits", input, target)
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape}) in binary_cross_entropy_with_logits (e.g. "
+                         "target.view(-1, 1) or input.squeeze(1)).")
     return _reduce(BinaryCrossEntropyWithLogits.apply(input, target), reduction,
                    "binary_cross_entropy_with_logits")
 

@@ -4,7 +4,7 @@ All are compositions of ops except binary_cross_entropy (an op, for torch's clam
 A weight multiplies each element's loss before the reduction, as in torch.
 """
 from ..engine.autocast import autocast_op
-from ..engine.functional import _reduce, _same_shape
+from ..engine.functional import _reduce, _warn_if_broadcast
 from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy
 from ..engine.ops.select import where
 
@@ -24,7 +24,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     _reduction("smooth_l1_loss", reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    _same_shape("smooth_l1_loss", input, target)
+    _warn_if_broadcast(input, target)
     d = input - target
     if beta == 0:
         return _reduce(d.abs(), reduction, "smooth_l1_loss")
@@ -39,7 +39,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _reduction("huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _same_shape("huber_loss", input, target)
+    _warn_if_broadcast(input, target)
     d = input - target
     a = d.abs()
     loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)

@@ -37,6 +37,9 @@ class Linear(Module):
         init.reset_affine_(self.weight, self.bias)
 
     def forward(self, input):
+        p = self._parameters               # read directly: Module.__getattr__ costs 0.4 us each
+        if "weight" in p and "bias" in p:  # (not there: a user replaced them with attributes)
+            return linear(input, p["weight"], p["bias"])
         return linear(input, self.weight, self.bias)
 
     def extra_repr(self):

@@ -1,7 +1,7 @@
 """The primitive ops. Importing this package attaches every op to Tensor as a method."""
 from . import (activation, arithmetic, compare, conv, convert, cross_entropy, embedding,  # noqa
-               erf, fold, foreach, index, inplace, join, linalg, linear, nll_loss, pool, reduce,
-               select, shape, softmax, unary)
+               erf, fold, foreach, index, inplace, join, linalg, linear, mse_loss, nll_loss,
+               pool, reduce, select, shape, softmax, unary)
 from . import (counting, diag, einsum, factories, find, fused, gather, inplace_unary,  # noqa
                introspect, layout, math, norm, products, sampling, scan, sort, stats, tri)
 from .keywords import install_methods as _install_methods

@@ -53,6 +53,10 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if isinstance(b, Tensor) and isinstance(a, Tensor):
+            x, y = a._data, b._data
+            if x.dtype is y.dtype and x.dtype.kind == "f":
+                return x - y                   # the hot path: no bools, nothing to promote
         _check_bool("sub", a, b)
         x, y = operands(a, b)
         return x - y
@@ -192,6 +196,8 @@ class Pow(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
+        if p == 2 and type(p) is int and a._data.dtype.kind == "f":
+            return a.device.xp.square(a._data)   # what ndarray ** 2 calls (the same bits)
         x, y = operands(a, p)
         if x.dtype.kind in "iub":
             if not isinstance(p, (bool, float)) and p < 0:

@@ -159,6 +159,15 @@ def _binary(name, ufunc, fn_cls, dunder):
             same = False
         if not same:     # the optimizer's w -= lr * g skips this: one dtype, nothing to promote
             _check_result_type(name, ufunc, x, other)
+        elif not mode.enabled and mode.tracer is None and x.device.type == "cpu":
+            try:         # the optimizer's step: straight into x's memory (numpy copies on
+                f = getattr(x.device.xp, ufunc)          # overlap); a bad shape or a
+                f(x._data, other._data, out=x._data)     # read-only x writes nothing and
+            except (ValueError, TypeError):              # raises, and the general path
+                pass                                     # below says why
+            else:
+                x._bump_version()
+                return x
         operands = float_operands if ufunc == "true_divide" else _operands
 
         def write(d):

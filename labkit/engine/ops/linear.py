@@ -67,7 +67,11 @@ class Linear(Function):
     def forward(ctx, x, w, b):
         _check(x, w, b)
         ctx.save_for_backward(x, w)
-        y = x._data @ w._data.T
+        xd, wd = x._data, w._data
+        if xd.ndim == 2 and _blas(xd.dtype):
+            y = xd.dot(wd.T)                   # the same BLAS call as @, 0.6-2 us sooner
+        else:
+            y = xd @ wd.T
         if b is not None:
             y += b._data
         return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)   # bfloat16
@@ -105,13 +109,23 @@ class Linear(Function):
 def _backward_arrays(x, w, g, need):
     """Linear.backward on arrays (raw.py)."""
     xp, dt = x.device.xp, x._data.dtype
-    gx = xp.matmul(g, w._data) if need[0] else None
+    mm = _dot if _blas(dt) else xp.matmul      # as MatMul.forward, which the Tensor form calls
+    gx = (mm if g.ndim == 2 else xp.matmul)(g, w._data) if need[0] else None
     if g.ndim != 2:
         g = g.reshape(-1, g.shape[-1])
-    gw = xp.matmul(g.T, x._data.reshape(-1, x._data.shape[-1])) if need[1] else None
-    gb = xp.matmul(xp.ones(g.shape[0], dt), g) if need[2] else None
+    gw = mm(g.T, x._data.reshape(-1, x._data.shape[-1])) if need[1] else None
+    gb = mm(xp.ones(g.shape[0], dt), g) if need[2] else None
     return tuple(None if a is None else _make(a if a.dtype == dt else a.astype(dt), x.device)
                  for a in (gx, gw, gb))      # bfloat16: numpy's matmul returns float32
+
+
+def _blas(dt):
+    """float32 and float64: ndarray.dot makes matmul's BLAS call without the ufunc's overhead."""
+    return dt.kind == "f" and dt.itemsize >= 4
+
+
+def _dot(a, b):
+    return a.dot(b)
 
 
 def _ones(grad):

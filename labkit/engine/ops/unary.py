@@ -294,9 +294,13 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx, x):
-        refuse_bool("relu", x, RuntimeError)
-        xp = x.device.xp
-        y = xp.asarray(xp.maximum(x._data, 0)).astype(x._data.dtype, copy=False)
+        xp, d = x.device.xp, x._data
+        if d.dtype.kind == "f":              # the common case: nothing to check or cast
+            y = xp.maximum(d, 0)
+            y = y if d.ndim else xp.asarray(y)   # (0-d: numpy returns a scalar)
+        else:
+            refuse_bool("relu", x, RuntimeError)
+            y = xp.asarray(xp.maximum(d, 0)).astype(d.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
@@ -401,7 +405,7 @@ class Clamp(Function):
                 d = xp.maximum(d, lo)
             if hi is not None:
                 d = xp.minimum(d, hi)
-            return xp.asarray(d)
+            return d if d.ndim else xp.asarray(d)   # (0-d: numpy returns a scalar)
         bounds = tuple(b for b in (lo, hi) if isinstance(b, Tensor))
         ctx.save_for_backward(x, *bounds)       # tensors only: numbers stay on ctx
         dt = result_np(x, lo, hi)          # integer bounds must fit an integer result (torch)
