@@ -82,3 +82,23 @@ def test_a_lecture_runs_and_its_slider_is_found_and_driven():
     table = harness.summarize("00_start_here", rows)
     assert [(r["control"], r["callback"], r["n"], r["changed"]) for r in table] == [
         ("a", "slider_plot(tangent_plot)", 3, 3)]
+
+
+def test_a_figure_redrawn_in_place_sends_a_new_picture_at_every_move(kernel_like):
+    """A LiveFigure is one object for every position: each move must still send the picture of
+    the new value (not a kept one, nor the same bytes)."""
+    fig = Figure(figsize=(2, 1.5))
+    ax = fig.add_subplot()
+    (line,) = ax.plot([0, 1], [0, 0], animated=True)
+    ax.set_ylim(0, 100)
+    live = viz.LiveFigure(fig)
+
+    def move(k):
+        line.set_ydata([0, k])
+        return live
+    before = {id(w) for w, _ in harness.live_controls()}
+    plot = viz.slider_plot(move, k=widgets.IntSlider(value=0, min=0, max=90, step=10))
+    plot._ipython_display_()
+    [(w, play)] = [(w, p) for w, p in harness.live_controls() if id(w) not in before]
+    steps = harness.drive(w, play, 10)
+    assert len(steps) == 9 and all(s["sent"] == 1 and s["changed"] for s in steps)

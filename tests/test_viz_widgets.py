@@ -115,7 +115,7 @@ def test_a_position_seen_before_is_shown_again_without_drawing_it_again(shown):
 def test_in_a_kernel_the_rendered_picture_is_kept_and_sent_again_as_is(shown, monkeypatch):
     renders = []
 
-    def render(obj):
+    def render(obj, exact=True):
         renders.append(obj)
         return {"text/plain": obj}, {"n": len(renders)}
     monkeypatch.setattr(viz.widgets, "_render", render)

@@ -12,6 +12,7 @@ The engine does the packing (labkit/engine/function.py reads `mode.saved_hooks`,
 import weakref
 
 from ..engine.grad_mode import mode
+from ..engine.hooks import set_saved_hooks
 from ..engine.tensor import Tensor
 
 
@@ -25,11 +26,11 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         self._prev.append(mode.saved_hooks)
-        mode.saved_hooks = (self.pack_hook, self._checked_unpack)
+        set_saved_hooks((self.pack_hook, self._checked_unpack))
         return self
 
     def __exit__(self, *exc):
-        mode.saved_hooks = self._prev.pop()
+        set_saved_hooks(self._prev.pop(), installed=False)
         return False
 
     def _checked_unpack(self, packed):

@@ -6,6 +6,9 @@ from .function import Function, Node
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
 from .tensor import Size, Tensor
+from .unsupported import name_missing
+
+name_missing(Tensor, "torch.Tensor")   # after every op method is attached
 
 __all__ = ["Tensor", "Size", "Device", "Function", "Node", "backward", "grad", "sum_to",
            "detect_anomaly", "set_detect_anomaly", "execution_order", "no_grad", "enable_grad",

@@ -130,6 +130,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     watchers = mode.node_hooks
+    rare = targets is not None or waiting is not None or bool(watchers)
     try:
         while heap:
             node = ready.pop() if ready else heappop(heap)[1]
@@ -138,20 +139,20 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 continue   # a leaf already run from `ready` (its heap entry comes later)
             if node._hooks:
                 grads = _run_hooks(node, grads)
-            if targets is not None and node in targets:
-                for i, idx in targets[node]:
-                    results[i] = grads[idx]
-            if watchers:
+            if rare:     # grad(inputs=...), node hooks (viz, jit), leaf readiness: checked once
+                if targets is not None and node in targets:
+                    for i, idx in targets[node]:
+                        results[i] = grads[idx]
                 for fn in watchers:
                     fn(node, grads)
+                if through is not None and node not in through:
+                    continue   # grad() w.r.t. a non-leaf (or a leaf: nothing accumulates then)
             if type(node) is AccumulateGrad:
                 if accumulate:
                     accumulate_leaf(node, grads[0], create_graph, handed)
                 continue
-            if through is not None and node not in through:
-                continue   # grad() w.r.t. a non-leaf: its grad is taken, its node not run
             edges = node._edges
-            if len(grads) == 1 and not node._freed and not process.anomaly:  # call_backward,
+            if len(grads) == 1 and node._saved is not None and not process.anomaly:  # call_backward,
                 out = node._fn.backward(node, grads[0])                       # inlined
                 if type(out) is not tuple:
                     out = (out,)
@@ -163,7 +164,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if g is None or e is None:
                     continue
                 nxt, idx = e
-                if nxt is None or (needed is not None and nxt not in needed):
+                if nxt is None or (rare and needed is not None and nxt not in needed):
                     continue
                 if type(g) is not Tensor or g._data.shape != nxt._out_shapes[idx] \
                         or g._data.dtype is not nxt._out_dtypes[idx]:
@@ -173,11 +174,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 else:                                  # its first gradient: queue it
                     heappush(heap, (-nxt._seq, nxt))
                     buffers[nxt] = [g]
-            if waiting is not None:
+            if rare and waiting is not None:
                 _release_leaves(edges, waiting, ready, buffers)
             if not retain_graph and node._saved:      # free what forward saved
-                node._saved = ()
-                node._freed = True
+                node._saved = None
     finally:
         mode.enabled = prev
     if results is not None:
@@ -220,7 +220,7 @@ def _release_leaves(edges, waiting, ready, buffers):
 def call_backward(node, grads):
     """node's backward formula on its outputs' gradients, with the checks that make its
     mistakes readable: used twice, wrong number of gradients, nan (anomaly mode)."""
-    if node._freed:
+    if node._saved is None:
         node.saved_tensors  # raises "backward through the graph a second time"
     if len(grads) == 1:                  # unrolled: a star call costs 140 ns more per node
         out = node._fn.backward(node, grads[0])

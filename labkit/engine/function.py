@@ -32,6 +32,7 @@ SAVED_VALUE = "value"         # None or a Python number, as it was
 SAVED_PACKED = "packed"       # a tensor stored by a saved_tensors_hooks pack hook:
 #                               (packed, unpack, shape)
 _VALUE_NONE = (SAVED_VALUE, None, None, 0)   # a saved None (shared: the most common item)
+_UNVERSIONED = (0,)   # the version counter of a saved constant: nothing can change it
 
 
 class FunctionCtx:
@@ -39,17 +40,19 @@ class FunctionCtx:
 
     When the op is recorded, ctx is its Node (the object that lands in `output.grad_fn`);
     otherwise one shared ctx whose `needs_input_grad` is () keeps nothing. Attributes forward
-    sets on ctx (ctx.alpha = ...) are the only entries of `vars(ctx)`: the engine's own
-    fields are slots."""
-    __slots__ = ("needs_input_grad", "_to_save", "_to_mark", "_dirty", "_materialize",
-                 "__dict__")
+    sets on ctx (ctx.alpha = ...) live in `vars(ctx)` (read them with `user_attrs(ctx)`).
+
+    The engine's fields that every node sets are slots; those only some nodes set (marked
+    outputs, hooks, ...) have their default on the class, so making a node does not pay for
+    them (each attribute set costs about 20 ns, on every op): `ENGINE_ATTRS` names them."""
+    __slots__ = ("needs_input_grad", "_to_save", "__dict__")
+    _to_mark = ()           # what forward passed to mark_non_differentiable
+    _dirty = ()             # inputs forward changed in place (mark_dirty)
+    _materialize = True     # set_materialize_grads
 
     def __init__(self, needs_input_grad=()):
         self.needs_input_grad = needs_input_grad   # () when nothing is recorded
         self._to_save = ()      # what forward passed to save_for_backward (packed after forward)
-        self._to_mark = ()      # what forward passed to mark_non_differentiable
-        self._dirty = ()        # inputs forward changed in place (mark_dirty)
-        self._materialize = True
 
     def save_for_backward(self, *tensors):
         """Keep tensors (or arrays) for backward; in-place changes to them are detected."""
@@ -75,6 +78,13 @@ class FunctionCtx:
 
 
 _NULL = FunctionCtx()   # the ctx of every op that is not recorded
+ENGINE_ATTRS = frozenset(("_to_mark", "_dirty", "_materialize", "_non_diff", "_hooks", "_trace"))
+
+
+def user_attrs(ctx):
+    """{name: value} of the attributes forward set on ctx (ctx.alpha = ...): vars(ctx)
+    without the engine's rarely set fields (ENGINE_ATTRS) that some nodes keep there too."""
+    return {k: v for k, v in vars(ctx).items() if k not in ENGINE_ATTRS}
 
 
 class Node(FunctionCtx):
@@ -84,15 +94,20 @@ class Node(FunctionCtx):
                  "_seq",         # creation order
                  "_out_shapes",  # each output's shape: gradients are summed back to it
                  "_out_dtypes",  # output dtypes: backward casts each input's gradient to its dtype
-                 "_saved",       # (kind, object, version counter, version) per saved item
-                 "_non_diff",    # output indices marked non-differentiable
-                 "_hooks",       # {output index: [hook, ...]} from register_hook on outputs
-                 "_trace",       # forward stack, kept in anomaly mode
-                 "_freed",       # backward released the saved tensors
+                 "_saved",       # (kind, object, version counter, version) per saved item;
+                 #                 None once backward freed them
                  "__weakref__")
+    _non_diff = ()   # output indices marked non-differentiable
+    _hooks = None    # {output index: [hook, ...]} from register_hook on outputs
+    _trace = None    # forward stack, kept in anomaly mode
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def _freed(self):
+        """backward released the saved tensors (without retain_graph)."""
+        return self._saved is None
 
     def __repr__(self):
         return f"<{type(self).__name__}>"
@@ -104,17 +119,20 @@ class Node(FunctionCtx):
 
     @property
     def saved_tensors(self):
-        if self._freed:
+        saved = self._saved
+        if saved is None:
             raise RuntimeError(
                 f"{type(self).__name__}: trying to backward through the graph a second time (or to "
                 "read saved tensors after they were freed). Backward frees what each op saved, to "
                 "save memory. If you need to run backward twice, pass retain_graph=True to the "
                 "first call; usually, recompute the forward pass instead.")
         out = []
-        for kind, obj, vc, version in self._saved:
-            if vc is not None and vc[0] != version:
+        for kind, obj, vc, version in saved:
+            if kind is SAVED_VALUE:
+                out.append(obj)
+            elif vc[0] != version:
                 raise self._modified_error(kind, obj, vc, version)
-            if kind is SAVED_INPUT or kind is SAVED_VALUE:
+            elif kind is SAVED_INPUT:
                 out.append(obj)
             elif kind is SAVED_OUTPUT:    # re-attach our own output to this node
                 t = _new(Tensor)
@@ -122,7 +140,7 @@ class Node(FunctionCtx):
                 if obj[1]:
                     t._out_idx = obj[1]
                 out.append(t)
-            elif kind is SAVED_CONSTANT:
+            elif kind is SAVED_CONSTANT:   # (its counter, _UNVERSIONED, never moves)
                 out.append(_make(obj, self._device))
             else:                         # SAVED_PACKED: unpack(packed)
                 out.append(obj[1](obj[0]))
@@ -135,7 +153,7 @@ class Node(FunctionCtx):
         Read without the version check (drawing never raises); None and items stored by a
         saved_tensors_hooks pack hook are left out."""
         out = []
-        for kind, obj, _, _ in self._saved:
+        for kind, obj, _, _ in self._saved or ():
             if kind is SAVED_INPUT:
                 out.append((kind, obj._data, obj))
             elif kind is SAVED_OUTPUT:
@@ -200,9 +218,7 @@ class AccumulateGrad(Node):
         self._out_shapes = (variable._data.shape,)
         self._dtype = variable._data.dtype
         self._device = variable.device
-        self._saved = self._non_diff = ()
-        self._hooks = self._trace = None
-        self._freed = False
+        self._saved = ()
         self._post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
     @property
@@ -269,29 +285,26 @@ def _call(cls, args, device, record):
     tracer, decide whether to record, run forward, wrap the output. It is the hottest code
     in labkit (W2 measures it; benchmarks/op_cost.py shows where its time goes), hence
     written out in one function: each Python call costs about 0.1 us."""
-    if mode.tracer is not None:
+    if process.hooked and mode.tracer is not None:   # process.hooked: see hooks.py
         return call_untraced(cls, args)
     if record and mode.enabled:         # build the Node: it is forward's ctx
         node = _new(cls._node_cls)      # each field set once, here (no __init__ call)
         edges = []
         needs = []
         for a in args:
-            if isinstance(a, Tensor) and a._rg:
-                fn = a.grad_fn
-                if fn is None:
-                    fn = a._accum or accumulate_node(a)
-                edges.append((fn, a._out_idx))
-                needs.append(True)
+            if isinstance(a, Tensor):
+                if a._rg:               # its gradient goes to the node that made it
+                    edges.append((a.grad_fn or a._accum or accumulate_node(a), a._out_idx))
+                    needs.append(True)
+                    continue
+                edges.append(_NO_EDGE)
             else:
-                edges.append(_NO_EDGE if isinstance(a, Tensor) else None)
-                needs.append(False)
+                edges.append(None)
+            needs.append(False)
         node.needs_input_grad = tuple(needs)
         node._edges = edges
         node._device = device
-        node._to_save = node._to_mark = node._dirty = node._saved = node._non_diff = ()
-        node._materialize = True
-        node._hooks = node._trace = None
-        node._freed = False
+        node._to_save = node._saved = ()
         ctx = node
         mode.enabled = False            # forward runs unrecorded (it may use Tensor ops)
     else:
@@ -325,25 +338,25 @@ def _call(cls, args, device, record):
         result = _new(Tensor)
         result._data = out
         result.device = device
-        if out.dtype.kind in "fV":   # V: bfloat16 (ml_dtypes)
+        dtype = out.dtype
+        if dtype.kind in "fV":   # V: bfloat16 (ml_dtypes)
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
-        node._out_dtypes = (out.dtype,)
+        node._out_dtypes = (dtype,)
         outputs = (result,)
     else:
         outputs = _link_outputs(node, out, device)
         result = outputs if type(out) is tuple else outputs[0]
     if node._to_save:
         node._saved = _pack_saved(node._to_save, outputs)
-        if mode.saved_hooks is not None:   # keep only what pack returned (checkpointing)
-            node._to_save = ()
+        if process.hooked and mode.saved_hooks is not None:   # keep only what pack returned
+            node._to_save = ()                                  # (checkpointing)
     node._seq = next(_seq)
     if process.anomaly:
         node._trace = _user_stack()
-    hooks = mode.op_hooks
-    if hooks:
-        for fn in hooks:
+    if process.hooked:
+        for fn in mode.op_hooks:
             fn(node, args, outputs)
     return result
 
@@ -440,31 +453,33 @@ def _pack_saved(items, outputs):
     """(kind, object, version counter, version) per saved item (the SAVED_* kinds above). An
     output is stored without its grad_fn, to avoid a reference cycle. Under
     hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
-    hooks = mode.saved_hooks
+    hooks = mode.saved_hooks if process.hooked else None
+    only = outputs[0] if len(outputs) == 1 else None   # the common case: one output
     packed = []
     for item in items:
         if item is None:
             packed.append(_VALUE_NONE)
             continue
-        for i, o in enumerate(outputs):
-            if item is o._data or item is o:
-                break
+        if only is not None:
+            i = 0 if item is only._data or item is only else -1
         else:
-            o = None
-        if o is None and not isinstance(item, Tensor):
-            kind = SAVED_VALUE if isinstance(item, (int, float, bool)) else SAVED_CONSTANT
-            packed.append((kind, item, None, 0))
+            i = next((j for j, o in enumerate(outputs) if item is o._data or item is o), -1)
+        if i < 0 and not isinstance(item, Tensor):
+            if isinstance(item, (int, float, bool)):
+                packed.append((SAVED_VALUE, item, None, 0))
+            else:
+                packed.append((SAVED_CONSTANT, item, _UNVERSIONED, 0))
             continue
-        t = item if o is None else o
+        t = item if i < 0 else outputs[i]
         vc = t._vc
         if vc is None:
             vc = t._vc = [0]
         if hooks is not None:
             packed.append(_packed(hooks, t, vc))
-        elif o is None:
+        elif i < 0:
             packed.append((SAVED_INPUT, item, vc, vc[0]))
         else:
-            packed.append((SAVED_OUTPUT, (o._data, i), vc, vc[0]))
+            packed.append((SAVED_OUTPUT, (t._data, i), vc, vc[0]))
     return packed
 
 

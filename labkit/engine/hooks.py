@@ -19,11 +19,12 @@ never sees, or slows, the ops of another. Register with a with-block:
     with hooks.tracing(tracer): ...      with hooks.saved_tensors_hooks(pack, unpack): ...
 
 The engine reads the state straight from `grad_mode.mode` (op_hooks, node_hooks, tracer,
-saved_hooks): one attribute lookup per op, and an empty tuple or None costs nothing more.
+saved_hooks), and only while `process.hooked` (how many are installed, in any thread) is not
+0: so every change goes through this module, which keeps that count.
 """
 import contextlib
 
-from .grad_mode import mode
+from .grad_mode import mode, process
 
 
 class HookList:
@@ -35,11 +36,13 @@ class HookList:
 
     def append(self, fn):
         setattr(mode, self._attr, getattr(mode, self._attr) + (fn,))
+        process.hooked += 1
 
     def remove(self, fn):
         fns = list(getattr(mode, self._attr))
         fns.remove(fn)
         setattr(mode, self._attr, tuple(fns))
+        process.hooked -= 1
 
     @contextlib.contextmanager
     def registered(self, fn):
@@ -82,10 +85,12 @@ def tracing(tracer):
     """Install `tracer` for the with-block (None pauses tracing); the previous one returns."""
     prev = mode.tracer
     mode.tracer = tracer
+    process.hooked += 1
     try:
         yield tracer
     finally:
         mode.tracer = prev
+        process.hooked -= 1
 
 
 def tell_tracer(cls, args, result):
@@ -115,12 +120,18 @@ def saved_tensors_hooks(pack_hook, unpack_hook):
     backward reads unpack_hook(packed) (torch.autograd.graph.saved_tensors_hooks). The
     innermost block wins; the version check still guards the tensor as it was saved."""
     prev = mode.saved_hooks
-    mode.saved_hooks = (pack_hook, unpack_hook)
+    set_saved_hooks((pack_hook, unpack_hook))
     try:
         yield
     finally:
-        mode.saved_hooks = prev
+        set_saved_hooks(prev, installed=False)
+
+
+def set_saved_hooks(hooks, installed=True):
+    """Install (pack, unpack) for this thread (or put the previous ones back: installed=False)."""
+    mode.saved_hooks = hooks
+    process.hooked += 1 if installed else -1
 
 
 __all__ = ["op_hooks", "node_hooks", "op_hook", "node_hook", "current_tracer", "tracing",
-           "tell_tracer", "call_untraced", "saved_tensors_hooks", "HookList"]
+           "tell_tracer", "call_untraced", "saved_tensors_hooks", "set_saved_hooks", "HookList"]

@@ -12,7 +12,7 @@ from . import dtype as _dt
 from .defaults import defaults
 from .device import cpu
 from .grad_mode import mode
-from .unsupported import missing
+from .unsupported import lacking
 
 
 class Tensor:
@@ -280,10 +280,9 @@ class Tensor:
             return format(self.item(), spec)
         return repr(self)
 
-    def __getattr__(self, name):
-        """Called only when normal lookup fails, so it costs nothing on the hot path: a torch
-        method or attribute labkit lacks is named as such (hasattr/getattr still work)."""
-        raise missing("torch.Tensor", name, self)
+    def __dir__(self):
+        """Without the torch names labkit lacks (engine/unsupported.py: reading one raises)."""
+        return sorted(set(object.__dir__(self)) - lacking(type(self)))
 
     @staticmethod
     def _make(data, device, requires_grad=False):

@@ -20,7 +20,7 @@ import sys
 import warnings
 
 from ..engine import hooks
-from ..engine.function import AccumulateGrad
+from ..engine.function import AccumulateGrad, user_attrs
 from ..engine.ops.arithmetic import Add
 from ..engine.ops.convert import ToCopy
 from ..engine.tensor import Tensor
@@ -209,9 +209,9 @@ class Tracer:
     # --- arrays a forward keeps for its backward -----------------------------------------------
     def _keep_side_products(self, fn, node):
         """What forward kept: save_for_backward's items and the attributes it set on ctx
-        (vars(ctx) holds only those: the engine's fields are slots)."""
+        (user_attrs: vars(ctx) without the engine's own fields)."""
         self._find_arrays(fn._to_save, ("saved",), node)
-        for name, val in vars(fn).items():
+        for name, val in user_attrs(fn).items():
             self._find_arrays(val, ("attr", name), node)
 
     def _find_arrays(self, val, path, node):

@@ -1,5 +1,6 @@
 """labkit.viz: see what autograd does. Opt-in (`import labkit.viz`): it loads graphviz,
 ipywidgets and matplotlib, which `import labkit` never does."""
+from .canvas import Labels, LiveFigure
 from .compare import side_by_side
 from .graph import draw
 from .ir import draw_ir, ir_side_by_side
@@ -11,4 +12,4 @@ from .widgets import SliderPlot, slider_plot
 
 __all__ = ["draw", "record", "Recorder", "step_backward", "BackwardStepper", "side_by_side",
            "LossPlot", "progress", "graphviz_backend", "draw_ir", "ir_side_by_side",
-           "slider_plot", "SliderPlot"]
+           "slider_plot", "SliderPlot", "LiveFigure", "Labels"]

@@ -8,7 +8,9 @@ the state last shown, and in JupyterLab the controls replace it as they move.
 A student waits for every redraw (rendering a matplotlib figure to PNG alone takes ~50-100 ms),
 so what was drawn is kept, rendered, by the controls' values: going back to a position sends the
 stored picture again at once. The pictures must depend on the controls' values only (the figure
-function's other inputs fixed), as a slider's do; precompute() renders a grid up front.
+function's other inputs fixed), as a slider's do; precompute() renders a grid up front. Where
+the positions are too many to draw ahead, the figure function can instead update one figure in
+place and return it as a LiveFigure (labkit.viz.canvas), which redraws only what moves.
 """
 import itertools
 from collections import OrderedDict
@@ -47,8 +49,7 @@ class FrameSlider:
 
     def show(self, k):
         """Draw frame k (into the displayed output, when there is one) and return it."""
-        self.current = self.drawn.get(k)
-        self.drawn.send(self.handle, k)
+        self.current = self.drawn.send(self.handle, k)
         return self.current
 
     def precompute(self):
@@ -60,7 +61,7 @@ class FrameSlider:
 
     def _ipython_display_(self):
         display(self.controls)
-        self.handle = display(self.current, display_id=True)
+        self.current, self.handle = self.drawn.show(self.slider.value)
 
 
 class SliderPlot:
@@ -108,9 +109,7 @@ class SliderPlot:
     def redraw(self):
         """Draw figure at the controls' values (into the displayed output, when there is one)
         and return it."""
-        key = self.key()
-        self.current = self.drawn.get(key)
-        self.drawn.send(self.handle, key)
+        self.current = self.drawn.send(self.handle, self.key())
         return self.current
 
     def precompute(self, limit=64):
@@ -130,7 +129,7 @@ class SliderPlot:
 
     def _ipython_display_(self):
         display(self.box)
-        self.handle = display(self.current, display_id=True)
+        self.current, self.handle = self.drawn.show(self.key())
 
 
 class Drawn:
@@ -144,31 +143,47 @@ class Drawn:
 
     def get(self, key, render=False):
         """The object for key (made if new); render=True also renders it now."""
-        entry = self._entry(key)
-        if render and entry[1] is None:
-            entry[1] = _render(entry[0])
-        return entry[0]
+        return self._entry(key, render)[0]
 
-    def _entry(self, key):
+    def _entry(self, key, render=False):
         kept = _same(key)           # a float set by the browser may differ in its last bits
-        if kept not in self.kept:
-            self.kept[kept] = [self.make(key), None]
-            while len(self.kept) > self.size:
-                self.kept.popitem(last=False)
-        self.kept.move_to_end(kept)
-        return self.kept[kept]
+        entry = self.kept.get(kept)
+        if entry is None:
+            entry = [self.make(key), None]
+            # A figure redrawn in place (LiveFigure) is one object for every key: nothing to keep.
+            if not getattr(entry[0], "in_place", False):
+                self.kept[kept] = entry
+                while len(self.kept) > self.size:
+                    self.kept.popitem(last=False)
+        else:
+            self.kept.move_to_end(kept)
+        if render and entry[1] is None:
+            entry[1] = _render(entry[0], exact=False)
+        return entry
 
     def send(self, handle, key):
-        """Replace what handle shows by key's picture (rendered once, then reused)."""
+        """Replace what handle shows (if any) by key's picture (rendered once, then reused);
+        returns key's object."""
         if handle is None:
-            return
-        obj = self.get(key, render=True)
-        rendered = self._entry(key)[1]
+            return self.get(key)
+        obj, rendered = self._entry(key, render=True)
         if rendered is None:                # no IPython kernel: let the handle render it
             handle.update(obj)
         else:
             data, metadata = rendered
             handle.update(data, metadata=metadata, raw=True)
+        return obj
+
+    def show(self, key):
+        """Display key's picture as a new output, rendered as IPython renders it (the picture
+        saved in the notebook does not depend on what was drawn before); returns (key's object,
+        the display handle)."""
+        entry = self._entry(key)
+        entry[1] = _render(entry[0])
+        if entry[1] is None:
+            return entry[0], display(entry[0], display_id=True)
+        data, metadata = entry[1]
+        return entry[0], display(data, metadata=metadata, raw=True, display_id=True)
 
 
 def _same(key):
@@ -177,14 +192,43 @@ def _same(key):
     return tuple(map(_same, key)) if isinstance(key, tuple) else key
 
 
-def _render(obj):
+def _render(obj, exact=True):
     """(data, metadata) as IPython's display() would send for obj; None outside a kernel (a
-    plain IPython shell, or none: the handle is then given the object itself)."""
+    plain IPython shell, or none: the handle is then given the object itself). exact=False
+    renders a matplotlib Figure in one draw instead of two (canvas.figure_png): for the pictures
+    sent on a move, not the one stored in the notebook."""
     from IPython import get_ipython
     shell = get_ipython()
     if getattr(shell, "kernel", None) is None:
         return None
-    return shell.display_formatter.format(obj)
+    fast = None if exact else _fast_figure(shell, obj)
+    return fast or shell.display_formatter.format(obj)
+
+
+def _fast_figure(shell, obj):
+    """_render's data for a Figure shown as plain inline PNG (`figure_formats = ['png']`, no
+    other print_figure option), rendered by canvas.figure_png; None in every other case."""
+    import functools
+    from binascii import b2a_base64
+    if not type(obj).__module__.startswith("matplotlib"):
+        return None
+    from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
+    formatters = shell.display_formatter.formatters
+    png = formatters["image/png"].lookup_by_type(Figure) if isinstance(obj, Figure) else None
+    plain = (isinstance(png, functools.partial) and png.func is print_figure and not png.args
+             and set(png.keywords) <= {"fmt", "base64", "bbox_inches"}
+             and png.keywords.get("fmt") == "png" and png.keywords.get("base64"))
+    others = [m for m, f in formatters.items() if m != "image/png" and Figure in f.type_printers]
+    if not plain or others or not (obj.axes or obj.lines):
+        return None
+    from .canvas import figure_png
+    picture = figure_png(obj, tight=png.keywords.get("bbox_inches", "tight") == "tight")
+    if picture is None:
+        return None
+    data, metadata = shell.display_formatter.format(obj, exclude=("image/png",))
+    data["image/png"] = b2a_base64(picture, newline=False).decode("ascii")
+    return data, metadata
 
 
 def positions(control):

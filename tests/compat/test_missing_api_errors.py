@@ -106,7 +106,12 @@ def test_the_torch_shim_names_a_missing_submodule():
 def test_without_the_shipped_name_list_every_public_name_is_named(monkeypatch):
     from labkit.engine import unsupported
     monkeypatch.setattr(unsupported, "_API", frozenset())
+
+    class Tensor(labkit.Tensor):      # what `import labkit` makes of Tensor without the list
+        pass
+    unsupported.name_missing(Tensor, "torch.Tensor")
     x = labkit.ones(1)
+    x.__class__ = Tensor
     with pytest.raises(AttributeError, match=r"^labkit does not implement torch\.Tensor\.sizee;"):
         x.sizee
     with pytest.raises(AttributeError, match=r"^'Tensor' object has no attribute '__array_struct__'"):

@@ -6,7 +6,7 @@ from ..function import Function, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
-from .raw import raw, wrap
+from .raw import raw, times, wrap, wrap_result
 from .table import Numpy
 from . import rules
 
@@ -63,7 +63,10 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, (-grad if ctx.needs_input_grad[1] else None)
+        if not ctx.needs_input_grad[1]:
+            return grad, None
+        g = raw(grad)                      # no graph to record: negate the array
+        return grad, (-grad if g is None else wrap_result(-g, grad))
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -96,6 +99,10 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
+        g = raw(grad)
+        if g is not None:                  # no graph to record: the products on arrays
+            return (times(g, b, grad) if need[0] else None), \
+                (times(g, a, grad) if need[1] else None)
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
     @staticmethod

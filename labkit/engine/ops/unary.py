@@ -7,7 +7,7 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
-from .raw import raw, wrap
+from .raw import one, raw, times, wrap, wrap_result
 from .table import Numpy
 from . import rules
 
@@ -27,7 +27,8 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * y
+        g = raw(grad)
+        return grad * y if g is None else times(g, y, grad)   # on arrays: nothing to record
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -146,6 +147,10 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        g = raw(grad)
+        if g is not None and g.dtype is y._data.dtype:   # nothing to record: TanhBackward's
+            yd = y._data                                   # formula on the arrays
+            return wrap_result(g * (one(yd) - yd * yd), y)
         return tanh_backward(grad, y)
 
     @staticmethod
@@ -186,7 +191,7 @@ class TanhBackward(Function):
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
         g, yd = grad._data, y._data
-        return g * (1 - yd * yd)  # not g - g*y*y: an inf gradient must stay inf (inf-inf=nan)
+        return g * (one(yd) - yd * yd)  # not g - g*y*y: an inf gradient must stay inf (inf-inf=nan)
 
     @staticmethod
     def backward(ctx, gg):
