@@ -6,6 +6,7 @@ A weight multiplies each element's loss before the reduction, as in torch.
 from ..engine.autocast import autocast_op
 from ..engine.functional import _reduce, _warn_if_broadcast
 from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy
+from ..engine.ops.loss_reduction import reduction_of
 from ..engine.ops.select import where
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -21,6 +22,7 @@ def _reduction(name, reduction, extra=()):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target): squared
     near zero, absolute (robust to outliers) far away. beta=0 is the L1 loss."""
+    reduction = reduction_of(size_average, reduce, reduction)
     _reduction("smooth_l1_loss", reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -52,6 +54,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """-(t log x + (1 - t) log(1 - x)) for probabilities x (after a sigmoid) and targets t in
     [0, 1]; weight rescales each element's loss. From raw scores use the stabler
     binary_cross_entropy_with_logits."""
+    reduction = reduction_of(size_average, reduce, reduction)
     _reduction("binary_cross_entropy", reduction)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the "
@@ -69,6 +72,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     target * (log target - input). log_target=True takes target as log-probabilities too.
     reduction='batchmean' divides by the batch size, the true KL divergence per example
     ('mean' divides by every element, as torch, which is rarely what is meant)."""
+    reduction = reduction_of(size_average, reduce, reduction)
     _reduction("kl_div", reduction, ("batchmean",))
     if log_target:
         loss = target.exp() * (target - input)

@@ -3,8 +3,7 @@
 reduction: 'mean' (the default) averages over the batch, 'sum' adds up, 'none' keeps one loss
 per element. A class or element weight given to a loss is a buffer: it moves with .to() and is
 saved in the state_dict, as in torch."""
-import warnings
-
+from ..engine.ops.loss_reduction import reduction_of
 from . import functional as F
 from .module import Module
 
@@ -12,10 +11,7 @@ from .module import Module
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            reduction = _legacy(size_average, reduce)
-            warnings.warn(f"{type(self).__name__}: size_average and reduce are deprecated, use "
-                          f"reduction='{reduction}' instead.", UserWarning, stacklevel=3)
+        reduction = reduction_of(size_average, reduce, reduction, stacklevel=4)
         if reduction not in self._reductions:
             raise ValueError(f"{type(self).__name__}: reduction must be "
                              f"{' or '.join(map(repr, self._reductions))}, got {reduction!r}.")
@@ -42,14 +38,6 @@ class L1Loss(_Loss):
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
-
-
-def _legacy(size_average, reduce):
-    """torch's reading of the old flags: reduce=False keeps every loss; size_average=False
-    sums instead of averaging."""
-    if reduce is False:
-        return "none"
-    return "sum" if size_average is False else "mean"
 
 
 def _class_options(loss, **defaults):
@@ -89,11 +77,19 @@ class CrossEntropyLoss(_WeightedLoss):
                                                 label_smoothing=0.0))
 
 
-class BCEWithLogitsLoss(_Loss):
-    """Binary classification from raw scores and 0/1 (or soft) targets, sigmoid included."""
+class BCEWithLogitsLoss(_WeightedLoss):
+    """Binary classification from raw scores and 0/1 (or soft) targets, sigmoid included.
+    weight scales each element's loss, pos_weight (one per class) the positive examples'."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, reduction=self.reduction)
+        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class BCELoss(_WeightedLoss):

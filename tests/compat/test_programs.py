@@ -26,9 +26,7 @@ PROGRAMS = sorted((HERE / "programs").glob("*.py"))
 ROOT = HERE.parents[1]
 
 # program -> the torch API it needs that labkit lacks (the first one it meets)
-LABKIT_LACKS = {
-    "multilabel_bce_pos_weight": "nn.BCEWithLogitsLoss(pos_weight=)",
-}
+LABKIT_LACKS = {}
 
 
 def _chunks(items, n):

@@ -10,7 +10,8 @@ from ..function import Function
 from ..tensor import Tensor
 from .common import float_data
 from .index import Index, IndexPut
-from .nll_loss import _check, _ignores, pick, weighted_nll
+from .loss_reduction import reduction_of
+from .nll_loss import _check, _ignores, as_rows, pick, weighted_nll
 from . import rules
 
 
@@ -134,19 +135,52 @@ class _CrossEntropyGrad(Function):
 
 
 @autocast_op("cross_entropy")
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
     """Softmax cross-entropy from raw scores (logits, N x C) and class indices (N,), stably.
     torch's options: class `weight`s, rows with target == ignore_index left out, and
-    label_smoothing e (the target is (1 - e) one-hot + e / C uniform)."""
+    label_smoothing e (the target is (1 - e) one-hot + e / C uniform). As torch, also one
+    example (C,), scores per position (N, C, d1, ...) with targets (N, d1, ...), and class
+    probabilities as the target (floats, the input's shape: soft labels, distillation)."""
+    reduction = reduction_of(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"cross_entropy: reduction must be 'mean', 'sum' or 'none', got "
                          f"{reduction!r}.")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
                            f"{label_smoothing}.")
+    if isinstance(target, Tensor) and target.is_floating_point():
+        return _soft_targets(input, target, weight, reduction, label_smoothing)
+    input, target, back = as_rows("cross_entropy", input, target)
     if weight is None and not label_smoothing and not _ignores(target, ignore_index):
-        return CrossEntropy.apply(input, target, reduction)   # one fused op: the common case
+        return back(CrossEntropy.apply(input, target, reduction), reduction)   # one fused op
+    return back(_general(input, target, weight, ignore_index, reduction, label_smoothing),
+                reduction)
+
+
+def _soft_targets(input, target, weight, reduction, label_smoothing):
+    """-sum_c w_c t_c log softmax(x)_c per example, for probabilities t of the input's shape;
+    the mean divides by the number of examples (positions), not by the weights."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
+                           f"shape {tuple(input.shape)}, got {tuple(target.shape)}. For class "
+                           "indices pass an integer (int64) target.")
+    from .softmax import log_softmax
+    dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[dim]
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    logp = log_softmax(input, dim)
+    if weight is not None:
+        logp = logp * (weight if dim == 0 else
+                       weight.reshape((classes,) + (1,) * (input.ndim - 2)))
+    losses = -(logp * target).sum(dim)
+    return losses if reduction == "none" else losses.sum() if reduction == "sum" else \
+        losses.mean()
+
+
+def _general(input, target, weight, ignore_index, reduction, label_smoothing):
+    """Class weights, ignored rows or label smoothing: log_softmax, then nll, in tensor ops."""
     from .softmax import log_softmax
     logp = log_softmax(input, 1)
     loss = weighted_nll("cross_entropy", logp, target, weight, ignore_index, reduction)

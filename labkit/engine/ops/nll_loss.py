@@ -4,6 +4,7 @@ from ..autocast import autocast_op
 from ..function import Function
 from ..tensor import Tensor
 from .index import Index
+from .loss_reduction import reduction_of
 from . import rules
 
 
@@ -111,16 +112,54 @@ class _PlaceAt(Function):
 
 
 @autocast_op("nll_loss")
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
     """-input[i, target[i]], averaged (or summed): input holds log-probabilities (N, C).
     As torch: rows whose target is ignore_index count for nothing, and `weight` (C,) scales
-    each row by its class's weight (the mean then divides by the weights' sum)."""
+    each row by its class's weight (the mean then divides by the weights' sum). Also (C,)
+    with a 0-d target, and (N, C, d1, ...) with (N, d1, ...) (see as_rows)."""
+    reduction = reduction_of(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"nll_loss: reduction must be 'mean', 'sum' or 'none', got "
                          f"{reduction!r}.")
+    input, target, back = as_rows("nll_loss", input, target)
     if weight is None and not _ignores(target, ignore_index):
-        return NllLoss.apply(input, target, reduction)   # one op: the common case
-    return weighted_nll("nll_loss", input, target, weight, ignore_index, reduction)
+        return back(NllLoss.apply(input, target, reduction), reduction)   # the common case
+    return back(weighted_nll("nll_loss", input, target, weight, ignore_index, reduction),
+                reduction)
+
+
+def as_rows(name, input, target):
+    """torch's other layouts of a classification loss, as rows of scores: one example (C,)
+    with a 0-d target, or (N, C, d1, ..., dk) with (N, d1, ..., dk) (a class score per
+    pixel or per token, class dim second). Returns the (M, C) scores, the (M,) targets, and
+    back(loss, reduction), which gives 'none' losses the target's shape again; a mean over
+    the M rows is torch's mean over every element."""
+    if input.ndim == 2 or input.ndim == 0:
+        return input, target, _same
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise RuntimeError(f"{name}: an unbatched input {tuple(input.shape)} takes a 0-d "
+                               f"target (one class index), got {tuple(target.shape)}.")
+        return input.unsqueeze(0), target.reshape(1), _unbatched
+    shape = tuple(target.shape)
+    if shape != (input.shape[0],) + tuple(input.shape[2:]):
+        raise RuntimeError(f"{name}: input {tuple(input.shape)} has its classes in dim 1, so "
+                           f"the target must be {(input.shape[0],) + tuple(input.shape[2:])}, "
+                           f"got {shape}.")
+    rows = input.movedim(1, -1).reshape(-1, input.shape[1])
+
+    def back(loss, reduction):
+        return loss.reshape(shape) if reduction == "none" else loss
+    return rows, target.reshape(-1), back
+
+
+def _same(loss, reduction):
+    return loss
+
+
+def _unbatched(loss, reduction):
+    return loss.reshape(()) if reduction == "none" else loss
 
 
 def _ignores(target, ignore_index):
