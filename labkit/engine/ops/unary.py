@@ -2,6 +2,8 @@
 
 Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) save the output.
 """
+import numpy as _np
+
 from ..function import Function, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
@@ -309,7 +311,7 @@ class Relu(Function):
         (y,) = ctx.saved_tensors
         g = raw(grad)
         if g is not None:                  # no graph to record: the same mask on arrays
-            return wrap(y.device.xp.where(y._data <= 0, 0, g), y)
+            return wrap(masked(y._data <= 0, g, y.device.xp, cut=True), y)
         return ThresholdBackward.apply(grad, y)
 
     @staticmethod
@@ -462,7 +464,30 @@ def _clamp_backward_arrays(x, lo, hi, g):
     """Clamp.backward's gradient for x when both bounds are numbers: the same mask."""
     xp, d = x.device.xp, x._data
     mask = d >= lo if hi is None else d <= hi if lo is None else (d >= lo) & (d <= hi)
-    return wrap(xp.where(mask, g, 0), x)
+    return wrap(masked(mask, g, xp), x)
+
+
+_SAME_SIZE_INT = {2: "int16", 4: "int32", 8: "int64"}
+
+
+def masked(mask, g, xp, cut=False):
+    """where(mask, g, 0) on arrays (where(mask, 0, g) with cut=True), bit for bit: each float
+    of g ANDed with all ones where it passes and with 0 where it is cut (+0.0, also where g
+    is nan or inf). numpy's where branches per element, and a relu mask is random: about
+    7 us for 64x100 floats, this about 3.5 (the W1 step's ClampBackward)."""
+    bits = _SAME_SIZE_INT.get(g.dtype.itemsize)
+    if (type(g) is not xp.ndarray or type(mask) is not xp.ndarray or g.dtype.kind != "f"
+            or bits is None or g.shape != mask.shape or xp is not _np):
+        if cut:
+            return xp.where(mask, g.dtype.type(0), g)
+        return xp.where(mask, g, g.dtype.type(0))
+    out = mask.astype(bits)                # 1 / 0
+    if cut:
+        out -= 1                           # kept: -1 (all ones), cut: 0
+    else:
+        xp.negative(out, out=out)          # kept: -1, cut: 0
+    xp.bitwise_and(out, g.view(bits), out=out)
+    return out.view(g.dtype)
 
 
 class ClampMin(Clamp):
