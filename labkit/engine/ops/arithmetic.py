@@ -2,7 +2,7 @@
 import math
 
 from ..promotion import result_type
-from ..function import Function, binary_op, unary_op
+from ..function import Function, _call, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
@@ -367,6 +367,18 @@ def _pos(a):
 
 
 @tensor_method("pow", "__pow__")
+def _pow_method(input, exponent):
+    """Tensor.pow and **: a number exponent (x ** 2, a loss) goes straight to the op, without
+    the keyword translation that the methods get (exponent is torch's own name)."""
+    if type(exponent) is int or type(exponent) is float:
+        return _call(Pow, (input, exponent), input.device, input._rg)
+    return pow(input, exponent)
+
+
+_pow_method.__wrapped_torch_keywords__ = True
+_pow_method.__name__ = _pow_method.__qualname__ = "pow"
+
+
 def pow(a, p):
     """a ** p; p a Python number (PowBackward0) or a tensor (PowBackward1)."""
     if isinstance(p, Tensor):

@@ -1,5 +1,5 @@
 """Matrix products: mm, matmul / @ (1-D, 2-D and batched, broadcasting batch dimensions)."""
-from ..autocast import autocast_op
+from ..autocast import autocast_op, state as autocast_state
 from ..function import Function, binary_op
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
@@ -115,10 +115,26 @@ class Dot(MatMul):
 _mm = binary_op(Mm)   # Mm.apply for exactly two tensors (checks the device, skips the arg loop)
 
 
-@tensor_method("mm")
 @autocast_op("mm")
-def mm(a, b):
+def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
+    return _mm_checked(input, mat2)
+
+
+@tensor_method("mm")
+def _mm_method(input, mat2):
+    """Tensor.mm: mm without its two wrappers, autocast's (checked here) and the keyword
+    translation (input and mat2 are torch's own names): about 0.4 us of the 2 W1 calls."""
+    if autocast_state.dtypes:
+        return mm(input, mat2)
+    return _mm_checked(input, mat2)
+
+
+_mm_method.__wrapped_torch_keywords__ = True
+_mm_method.__name__ = _mm_method.__qualname__ = "mm"
+
+
+def _mm_checked(a, b):
     if not isinstance(b, Tensor):
         b = as_tensor_like(b, a)
     x, w = a._data, b._data

@@ -4,7 +4,7 @@ Ops whose derivative is cheapest from their output (exp, tanh, sigmoid, sqrt) sa
 """
 import numpy as _np
 
-from ..function import Function, binary_op, unary_op
+from ..function import Function, _call, binary_op, unary_op
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
@@ -562,6 +562,18 @@ sign = tensor_method("sign")(unary_op(Sign))
 
 
 @tensor_method("clamp", "clip")
+def _clamp_method(input, min=None, max=None):
+    """Tensor.clamp: x.clamp(min=0), relu's spelling, goes straight to the op, without the
+    keyword translation that the methods get (min and max are torch's own names)."""
+    if max is None and (type(min) is int or type(min) is float):
+        return _call(ClampMin, (input, min, None), input.device, input._rg)
+    return clamp(input, min, max)
+
+
+_clamp_method.__wrapped_torch_keywords__ = True
+_clamp_method.__name__ = _clamp_method.__qualname__ = "clamp"
+
+
 def clamp(x, min=None, max=None):
     """Limit values to [min, max] (either may be None); clamp(min=0) is ReLU."""
     if min is None and max is None:
