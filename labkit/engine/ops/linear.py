@@ -5,8 +5,8 @@ its backward is still written with tensor ops, so it can be differentiated again
 """
 import numpy as _np
 
-from ..autocast import autocast_op
-from ..function import Function
+from ..autocast import autocast_op, state as autocast_state
+from ..function import Function, _call
 from ..tensor import Tensor
 from .raw import raw
 from .table import Numpy
@@ -113,6 +113,11 @@ class Linear(Function):
 def _backward_arrays(x, w, g, need):
     """Linear.backward on arrays (raw.py)."""
     xp, dt = x.device.xp, x._data.dtype
+    if g.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4 and g.dtype is dt:   # a batch of
+        dev = x.device                                                           # rows: as below,
+        return ((_make(g.dot(w._data), dev) if need[0] else None),              # written out
+                (_make(g.T.dot(x._data), dev) if need[1] else None),
+                (_make(_ones_row(xp, g.shape[0], dt).dot(g), dev) if need[2] else None))
     mm = _dot if _blas(dt) else xp.matmul      # as MatMul.forward, which the Tensor form calls
     gx = (mm if g.ndim == 2 else xp.matmul)(g, w._data) if need[0] else None
     if g.ndim != 2:
@@ -156,8 +161,37 @@ def _dot(a, b):
     return a.dot(b)
 
 
+_ONES = {}   # (n, dtype) -> a read-only row of n ones (numpy), for the bias gradient
+
+
+def _ones_row(xp, n, dt):
+    """n ones of dtype dt: the bias gradient is ones @ grad (column sums, as one product);
+    numpy's row is made once per batch size (0.4 us a call otherwise)."""
+    if xp is not _np:
+        return xp.ones(n, dt)
+    row = _ONES.get((n, dt))
+    if row is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        row = _ONES[n, dt] = _np.ones(n, dt)
+        row.flags.writeable = False
+    return row
+
+
 def _ones(grad):
     return Tensor._make(grad.device.xp.ones(grad._data.shape[0], grad._data.dtype), grad.device)
+
+
+def linear_layer(input, weight, bias):
+    """linear as nn.Linear calls it (its parameters are tensors): autocast checked inline and
+    apply's argument scan written out, about 0.5 us less per layer."""
+    if autocast_state.dtypes or not isinstance(input, Tensor):
+        return linear(input, weight, bias)
+    device = input.device
+    if weight.device is not device or (bias is not None and bias.device is not device):
+        return Linear.apply(input, weight, bias)    # it names both devices
+    return _call(Linear, (input, weight, bias), device,
+                 input._rg or weight._rg or (bias is not None and bias._rg))
 
 
 @autocast_op("linear")
