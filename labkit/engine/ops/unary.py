@@ -298,7 +298,7 @@ class Relu(Function):
     def forward(ctx, x):
         xp, d = x.device.xp, x._data
         if d.dtype.kind == "f":              # the common case: nothing to check or cast
-            y = xp.maximum(d, 0)
+            y = xp.maximum(d, _zero(d))
             y = y if d.ndim else xp.asarray(y)   # (0-d: numpy returns a scalar)
         else:
             refuse_bool("relu", x, RuntimeError)
@@ -311,7 +311,8 @@ class Relu(Function):
         (y,) = ctx.saved_tensors
         g = raw(grad)
         if g is not None:                  # no graph to record: the same mask on arrays
-            return wrap(masked(y._data <= 0, g, y.device.xp, cut=True), y)
+            xp, d = y.device.xp, y._data
+            return wrap(masked(xp.less_equal(d, _zero(d)), g, xp, cut=True), y)
         return ThresholdBackward.apply(grad, y)
 
     @staticmethod
