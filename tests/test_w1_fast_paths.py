@@ -411,3 +411,34 @@ def test_linear_bias_gradient_for_several_batch_sizes(n):
         (ref(torch.tensor(x)) ** 2).sum().backward()
         np.testing.assert_allclose(_np(lin.bias.grad), _np(ref.bias.grad), rtol=1e-5)
         lin.bias.grad.add_(1)      # .grad owns its memory (not the shared row)
+
+
+# --- optim.SGD's plain step ---------------------------------------------------------------------
+def test_plain_sgd_step_updates_in_place_as_torch(device):
+    labkit.manual_seed(0)
+    lin, ref = labkit.nn.Linear(4, 3).to(device), torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(_np(lin.weight)))
+        ref.bias.copy_(torch.tensor(_np(lin.bias)))
+    opt, topt = labkit.optim.SGD(lin.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    arrays = [p._data for p in lin.parameters()]
+    versions = [p._version for p in lin.parameters()]
+    (lin(labkit.tensor(x, device=device)) ** 2).sum().backward()
+    (ref(torch.tensor(x)) ** 2).sum().backward()
+    lin.bias.grad = None                      # a parameter without a gradient is left alone
+    ref.bias.grad = None
+    opt.step()
+    topt.step()
+    assert [p._data for p in lin.parameters()] == arrays
+    assert [p._version for p in lin.parameters()] == [versions[0] + 1, versions[1]]
+    for p, q in zip(lin.parameters(), ref.parameters()):
+        np.testing.assert_allclose(_np(p), _np(q), rtol=1e-6, atol=1e-7)
+
+
+def test_plain_sgd_step_refuses_a_gradient_of_another_shape():
+    w = labkit.nn.Parameter(labkit.ones(3))
+    w.grad = labkit.ones(2)
+    with pytest.raises(RuntimeError, match="shape"):
+        labkit.optim.SGD([w], lr=0.1).step()
+    np.testing.assert_array_equal(_np(w), np.ones(3))
