@@ -5,7 +5,9 @@ the op's own work (its checks, what it saves, its array calls) plus the engine's
 cost (dispatch, recording, the Node), which benchmarks/op_cost.py splits further.
 
 A backward row calls the node's formula alone (no engine loop), as backward() does when
-nothing records (the array path of engine/ops/raw.py). Run with OPENBLAS_NUM_THREADS=1.
+nothing records (the array path of engine/ops/raw.py). Run with OPENBLAS_NUM_THREADS=1:
+times are this thread's CPU time (time.thread_time), so that on a shared machine the time
+the process waits for a core does not count (one BLAS thread runs in this thread).
 """
 import statistics
 import time
@@ -24,6 +26,9 @@ W1 = rng.standard_normal((D_in, H)).astype(np.float32)
 W2 = rng.standard_normal((H, D_out)).astype(np.float32)
 
 
+clock = time.thread_time
+
+
 def timed(rows, rounds=41, number=100):
     """{name: (numpy us, labkit us)}: the two candidates of a row alternate, in turn first."""
     out = {}
@@ -31,10 +36,10 @@ def timed(rows, rounds=41, number=100):
         sa, sb = [], []
         for r in range(rounds):
             for f, s in ((a, sa), (b, sb)) if r % 2 else ((b, sb), (a, sa)):
-                t0 = time.perf_counter()
+                t0 = clock()
                 for _ in range(number):
                     f()
-                s.append((time.perf_counter() - t0) / number * 1e6)
+                s.append((clock() - t0) / number * 1e6)
         out[name] = statistics.median(sa), statistics.median(sb)
     return out
 

@@ -70,8 +70,9 @@ class Linear(Function):
         _check(x, w, b)
         ctx.save_for_backward(x, w)
         xd, wd = x._data, w._data
-        if xd.ndim == 2 and _blas(xd.dtype):
-            if _flipped(xd, wd):               # (w @ x.T).T: the same float32 bits, sooner
+        dt = xd.dtype
+        if xd.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4:   # BLAS: float32, float64
+            if xd.shape[1] >= 256 and _flipped(xd, wd):   # (w @ x.T).T: the same bits, sooner
                 return _flipped_product(xd, wd, b, x.device.xp)
             y = xd.dot(wd.T)                   # the same BLAS call as @, 0.6-2 us sooner
         else:
