@@ -8,7 +8,6 @@ from ..function import Function, _call, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
-from .raw import raw, wrap, wrap_result
 from .table import Numpy
 from . import rules
 
@@ -76,10 +75,11 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not ctx.needs_input_grad[1]:
-            return grad, None
-        g = raw(grad)                      # no graph to record: negate the array
-        return grad, (-grad if g is None else wrap_result(-g, grad))
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -240,14 +240,21 @@ class Pow(Function):
         p = ctx.p
         if p == 0:
             return zeros_like(grad), None
-        if p == 2:
-            g = raw(grad)
-            if g is not None:              # squares (losses), no graph to record: on arrays,
-                x = a._data                    # torch's grad * (2 * a) bit for bit
-                d = a.device.xp.asarray(x * _two(x))   # (asarray: 0-d stays an array)
-                d *= g
-                return wrap(d, a), None
         return grad * p * a ** (p - 1), None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """x ** 2 (a loss's square): torch's grad * (2 * x), bit for bit, on the arrays."""
+        if ctx.p != 2:
+            return NotImplemented
+        (x,) = ctx.saved_arrays
+        if x.dtype is not grad.dtype:
+            return NotImplemented
+        d = x * _two(x)
+        if d.ndim:
+            d *= grad
+            return d, None
+        return d * grad, None                  # (0-d: numpy gives a scalar; the engine fits it)
 
     @staticmethod
     def jvp(args, tangents, out):

@@ -3,7 +3,6 @@ from ..autocast import autocast_op, state as autocast_state
 from ..function import Function, binary_op
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
-from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -42,12 +41,29 @@ class MatMul(Function):
         #                                             accumulates and returns float32
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same products on arrays, for matrices and batches (numpy hands transposed
+        views to BLAS as they are, and copies a stride-0 gradient itself)."""
+        x, w = ctx.saved_arrays
+        if x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype:
+            return NotImplemented
+        need = ctx.needs_input_grad
+        dt = x.dtype
+        if x.ndim == 2 == w.ndim and dt.kind == "f" and dt.itemsize >= 4:   # as forward: dot
+            return (grad.dot(w.T) if need[0] else None), (x.T.dot(grad) if need[1] else None)
+        xp = ctx._device.xp
+        ga = xp.matmul(grad, w.swapaxes(-1, -2)) if need[0] else None
+        gb = xp.matmul(x.swapaxes(-1, -2), grad) if need[1] else None
+        if ga is not None and ga.dtype != dt:     # bfloat16: numpy returns float32
+            ga = ga.astype(dt)
+        if gb is not None and gb.dtype != dt:
+            gb = gb.astype(dt)
+        return ga, gb
+
+    @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None and a._data.ndim > 1 and b._data.ndim > 1:   # no graph to record
-            return _backward_arrays(a, b, g, need)
         ga = gb = None
         if a.ndim == 1 and b.ndim == 1:              # dot product
             ga = grad * b if need[0] else None
@@ -77,24 +93,6 @@ class MatMul(Function):
     def vmap(args, batched):
         (a, b), (ab, bb) = args, batched
         return rules.matmul(a, ab, b, bb)
-
-
-def _backward_arrays(a, b, g, need):
-    """MatMul.backward of matrices (and batches) on arrays: the same two products (numpy
-    hands transposed views to BLAS as they are, and copies a stride-0 gradient itself)."""
-    x, w = a._data, b._data
-    dt = x.dtype
-    if x.ndim == 2 == w.ndim and g.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4:
-        return (wrap(g.dot(w.T), a) if need[0] else None), \
-            (wrap(x.T.dot(g), a) if need[1] else None)       # as forward: dot, not matmul
-    xp = a.device.xp
-    ga = xp.matmul(g, w.swapaxes(-1, -2)) if need[0] else None
-    gb = xp.matmul(x.swapaxes(-1, -2), g) if need[1] else None
-    if ga is not None and ga.dtype != dt:     # bfloat16: numpy returns float32
-        ga = ga.astype(dt)
-    if gb is not None and gb.dtype != dt:
-        gb = gb.astype(dt)
-    return wrap(ga, a), wrap(gb, a)
 
 
 class Mm(MatMul):

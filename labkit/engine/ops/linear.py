@@ -8,11 +8,9 @@ import numpy as _np
 from ..autocast import autocast_op, state as autocast_state
 from ..function import Function, _call
 from ..tensor import Tensor
-from .raw import raw
 from .table import Numpy
 from . import rules
 
-_make = Tensor._make
 
 
 def _check(x, w, b):
@@ -82,12 +80,30 @@ class Linear(Function):
         return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)   # bfloat16
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same products on arrays."""
+        x, w = ctx.saved_arrays
+        dt = x.dtype
+        if grad.dtype is not dt:
+            return NotImplemented
+        need = ctx.needs_input_grad
+        xp = ctx._device.xp
+        if grad.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4:   # a batch of rows, float32
+            return ((grad.dot(w) if need[0] else None),               # or 64: as below, written
+                    (grad.T.dot(x) if need[1] else None),             # out
+                    (_ones_row(xp, grad.shape[0], dt).dot(grad) if need[2] else None))
+        mm = _dot if _blas(dt) else xp.matmul    # as MatMul.forward, which the Tensor form calls
+        gx = (mm if grad.ndim == 2 else xp.matmul)(grad, w) if need[0] else None
+        g = grad if grad.ndim == 2 else grad.reshape(-1, grad.shape[-1])
+        gw = mm(g.T, x.reshape(-1, x.shape[-1])) if need[1] else None
+        gb = mm(xp.ones(g.shape[0], dt), g) if need[2] else None
+        return tuple(None if a is None else a if a.dtype == dt else a.astype(dt)
+                     for a in (gx, gw, gb))     # bfloat16: numpy's matmul returns float32
+
+    @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None:                      # no graph to record: the same products on arrays
-            return _backward_arrays(x, w, g, need)
         gx = grad.matmul(w) if need[0] else None
         if grad.ndim != 2:                     # a batch of any shape: fold it into rows
             grad = grad.reshape(-1, grad.shape[-1])
@@ -109,24 +125,6 @@ class Linear(Function):
             return Linear.apply(x, w, b)
         out = rules.matmul(x, xb, w.transpose(-1, -2), wb)   # a batch of layers (ensembles)
         return out if b is None else out + (rules.lift(b, out.ndim - 1) if bb else b)
-
-
-def _backward_arrays(x, w, g, need):
-    """Linear.backward on arrays (raw.py)."""
-    xp, dt = x.device.xp, x._data.dtype
-    if g.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4 and g.dtype is dt:   # a batch of
-        dev = x.device                                                           # rows: as below,
-        return ((_make(g.dot(w._data), dev) if need[0] else None),              # written out
-                (_make(g.T.dot(x._data), dev) if need[1] else None),
-                (_make(_ones_row(xp, g.shape[0], dt).dot(g), dev) if need[2] else None))
-    mm = _dot if _blas(dt) else xp.matmul      # as MatMul.forward, which the Tensor form calls
-    gx = (mm if g.ndim == 2 else xp.matmul)(g, w._data) if need[0] else None
-    if g.ndim != 2:
-        g = g.reshape(-1, g.shape[-1])
-    gw = mm(g.T, x._data.reshape(-1, x._data.shape[-1])) if need[1] else None
-    gb = mm(xp.ones(g.shape[0], dt), g) if need[2] else None
-    return tuple(None if a is None else _make(a if a.dtype == dt else a.astype(dt), x.device)
-                 for a in (gx, gw, gb))      # bfloat16: numpy's matmul returns float32
 
 
 def _flipped(xd, wd):

@@ -9,7 +9,7 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
-from .raw import one, raw, wrap
+from .raw import one
 from .table import Numpy
 from . import rules
 
@@ -325,11 +325,16 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        g = raw(grad)
-        if g is not None:                  # no graph to record: the same mask on arrays
-            xp, d = y.device.xp, y._data
-            return wrap(masked(xp.less_equal(d, _zero(d)), g, xp, cut=True), y)
         return ThresholdBackward.apply(grad, y)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """ThresholdBackward's mask on the arrays."""
+        (y,) = ctx.saved_arrays
+        if y.dtype is not grad.dtype:
+            return NotImplemented
+        xp = ctx._device.xp
+        return (masked(xp.less_equal(y, _zero(y)), grad, xp, cut=True),)
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -440,14 +445,27 @@ class Clamp(Function):
         return xp.asarray(d).astype(dt, copy=False)
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The mask on the arrays when both bounds are numbers (a tensor bound: backward)."""
+        lo, hi = ctx.lo, ctx.hi
+        if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+            return NotImplemented
+        (x,) = ctx.saved_arrays
+        if x.dtype is not grad.dtype:
+            return NotImplemented
+        xp = ctx._device.xp
+        if hi is None:
+            mask = xp.greater_equal(x, _zero(x)) if lo == 0 and type(lo) is int else x >= lo
+        else:
+            mask = x <= hi if lo is None else (x >= lo) & (x <= hi)
+        return masked(mask, grad, xp), None, None
+
+    @staticmethod
     def backward(ctx, grad):
         x, *bounds = ctx.saved_tensors
         lo = bounds.pop(0) if isinstance(ctx.lo, Tensor) else ctx.lo
         hi = bounds.pop(0) if isinstance(ctx.hi, Tensor) else ctx.hi
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None and not (isinstance(lo, Tensor) or isinstance(hi, Tensor)):
-            return _clamp_backward_arrays(x, lo, hi, g), None, None
         above = x >= lo if lo is not None else None
         below = x <= hi if hi is not None else None
         mask = above if below is None else below if above is None else above & below
@@ -478,16 +496,6 @@ class Clamp(Function):
 _NUMBERS = (int, float, type(None))    # not bool: a bool bound takes the promoting path
 
 
-def _clamp_backward_arrays(x, lo, hi, g):
-    """Clamp.backward's gradient for x when both bounds are numbers: the same mask."""
-    xp, d = x.device.xp, x._data
-    if hi is None:
-        mask = xp.greater_equal(d, _zero(d)) if lo == 0 and type(lo) is int else d >= lo
-    else:
-        mask = d <= hi if lo is None else (d >= lo) & (d <= hi)
-    return wrap(masked(mask, g, xp), x)
-
-
 _ZEROS = {}   # dtype -> a 0-d numpy array holding 0
 
 
@@ -516,13 +524,15 @@ def masked(mask, g, xp, cut=False):
         if cut:
             return xp.where(mask, g.dtype.type(0), g)
         return xp.where(mask, g, g.dtype.type(0))
-    out = mask.astype(bits)                # 1 / 0
+    out = xp.empty(g.shape, g.dtype)       # owns its memory (a leaf keeps it as it is)
+    ints = out.view(bits)
+    xp.copyto(ints, mask)                  # 1 / 0
     if cut:
-        out -= 1                           # kept: -1 (all ones), cut: 0
+        ints -= 1                          # kept: -1 (all ones), cut: 0
     else:
-        xp.negative(out, out=out)          # kept: -1, cut: 0
-    xp.bitwise_and(out, g.view(bits), out=out)
-    return out.view(g.dtype)
+        xp.negative(ints, out=ints)        # kept: -1, cut: 0
+    xp.bitwise_and(ints, g.view(bits), out=ints)
+    return out
 
 
 class ClampMin(Clamp):
