@@ -442,3 +442,22 @@ def test_plain_sgd_step_refuses_a_gradient_of_another_shape():
     with pytest.raises(RuntimeError, match="shape"):
         labkit.optim.SGD([w], lr=0.1).step()
     np.testing.assert_array_equal(_np(w), np.ones(3))
+
+
+# --- mse_loss's two backward paths with a target of another dtype -------------------------------
+@pytest.mark.parametrize("td", ["bool", "int64", "float32"])
+def test_mse_loss_gradient_with_another_target_dtype_on_both_paths(td):
+    """The array path computes in the forward's result dtype; the Tensor path (create_graph)
+    takes a bool target too (x - t refuses bool, torch's mse_loss does not)."""
+    rng = np.random.default_rng(5)
+    xa = rng.uniform(-2, 2, (3, 2))
+    ta = (rng.uniform(-2, 2, (3, 2)) > 0 if td == "bool" else rng.uniform(-2, 2, (3, 2)) * 3
+          ).astype(td)
+    xt = torch.tensor(xa, requires_grad=True)
+    (want,) = torch.autograd.grad(torch.nn.functional.mse_loss(xt, torch.tensor(ta)), [xt])
+    for create_graph in (False, True):
+        x = labkit.tensor(xa, requires_grad=True)
+        (g,) = labkit.autograd.grad(labkit.nn.functional.mse_loss(x, labkit.tensor(ta)), [x],
+                                    create_graph=create_graph)
+        assert g.dtype == labkit.float64 and g.requires_grad is create_graph
+        np.testing.assert_allclose(_np(g), _np(want), rtol=1e-12)

@@ -35,10 +35,8 @@ class MseLoss(Function):
 
     @staticmethod
     def backward_arrays(ctx, grad):
-        """The same formula on arrays (when input and target share a dtype)."""
-        a, b = ctx.saved_arrays
-        if a.dtype is not b.dtype or a.dtype is not grad.dtype:
-            return NotImplemented
+        """The same formula on arrays, in the forward's result dtype."""
+        a, b = operands(*ctx.saved_tensors)
         need = ctx.needs_input_grad
         xp = ctx._device.xp
         d = xp.asarray(a - b)                  # broadcast shape: the engine sums it back
@@ -50,6 +48,8 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
         need = ctx.needs_input_grad
+        if t._data.dtype.kind == "b":          # (a bool target: x - t refuses it, as torch)
+            t = t.to(x.dtype)
         diff = x - t
         gx = diff * _norm(ctx.reduction, diff.numel()) * grad
         return (gx if need[0] else None), (-gx if need[1] else None), None
