@@ -95,6 +95,7 @@ from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
                        get_num_threads, is_deterministic_algorithms_warn_only_enabled,
                        set_num_interop_threads, set_num_threads, use_deterministic_algorithms)
+from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 float = float32
 double = float64
 half = float16

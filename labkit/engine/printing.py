@@ -72,7 +72,20 @@ def format_tensor(t):
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t._rg:
         extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    return _add_suffixes("tensor(" + body, extras, indent=len("tensor("))
+
+
+def _add_suffixes(text, suffixes, indent):
+    """torch's rule: a suffix that would pass the line width starts a new, indented line."""
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTS["linewidth"]:
+            text += ",\n" + " " * indent + suffix
+            last_line_len = indent + len(suffix)
+        else:
+            text += ", " + suffix
+            last_line_len += len(suffix) + 2
+    return text + ")"
 
 
 def _format_body(arr):
