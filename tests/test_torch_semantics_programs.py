@@ -1,0 +1,99 @@
+"""What real notebooks met on labkit (tests/compat/programs): tensors print line by line as torch
+prints them, torch's process switches that training scripts set, and the keyword arguments of
+torch's optimizers that they pass. Each compares with torch."""
+import inspect
+import warnings
+
+import pytest
+
+import labkit
+
+torch = pytest.importorskip("torch")
+
+
+def same_text(mine, theirs):
+    assert mine.replace("labkit.", "torch.") == theirs
+
+
+WIDE = [lambda lib: lib.arange(16.0) / 7, lambda lib: lib.arange(20.0).view(2, 10) / 3 - 1,
+        lambda lib: lib.arange(100), lambda lib: lib.arange(60).view(3, 4, 5) * 1000,
+        lambda lib: lib.tensor([4.51, float("-inf"), 6.75, float("-inf")] * 3),
+        lambda lib: lib.tensor([1e-10, 5.0, 3e3] * 4), lambda lib: lib.arange(1, 31).view(2, 15) * 1.0,
+        lambda lib: (lib.arange(24.0).view(4, 6) - 12) > 0, lambda lib: lib.arange(9.0).view(1, 9),
+        lambda lib: lib.arange(3000.0), lambda lib: lib.arange(3000).view(50, 60) - 1500,
+        lambda lib: lib.ones(1, 1, 1), lambda lib: lib.arange(12.0).view(3, 4).half(),
+        lambda lib: lib.arange(20.0).bfloat16() / 3]
+
+
+@pytest.mark.parametrize("make", WIDE, ids=["16", "2x10", "int100", "3d-int", "inf", "sci",
+                                            "whole", "bool", "1x9", "summarised",
+                                            "summarised-int-2d", "1x1x1", "half", "bfloat16"])
+def test_long_rows_wrap_where_torch_wraps(make):
+    same_text(repr(make(labkit)), repr(make(torch)))
+
+
+@pytest.mark.parametrize("options", [dict(linewidth=40), dict(linewidth=120, precision=2),
+                                     dict(sci_mode=True), dict(threshold=10, edgeitems=2),
+                                     dict(threshold=10, edgeitems=0)], ids=str)
+def test_wrapping_follows_set_printoptions_like_torch(options):
+    texts = []
+    for lib in (labkit, torch):
+        lib.set_printoptions(**options)
+        try:
+            texts.append([repr(lib.arange(30.0).view(3, 10) / 7 - 2), repr(lib.arange(25))])
+        finally:
+            lib.set_printoptions(profile="default")
+    assert [t.replace("labkit.", "torch.") for t in texts[0]] == texts[1]
+
+
+def test_suffixes_move_to_their_own_line_like_torch():
+    for make in (lambda lib: (lib.arange(24.0).view(3, 8) / 7).requires_grad_(),
+                 lambda lib: lib.arange(24.0, dtype=lib.float64).view(3, 8).requires_grad_() * 2,
+                 lambda lib: lib.arange(3.0).requires_grad_() * 2,
+                 lambda lib: lib.zeros(0, 4, dtype=lib.int32)):
+        same_text(repr(make(labkit)), repr(make(torch)))
+
+
+def test_dtype_suffix_follows_the_default_dtype_like_torch():
+    texts = []
+    for lib in (labkit, torch):
+        lib.set_default_dtype(lib.float64)
+        try:
+            texts.append([repr(lib.tensor([1.5, 2.0])), repr(lib.tensor([1.5], dtype=lib.float32)),
+                          repr(lib.zeros(0)), repr(lib.zeros(0, dtype=lib.float32))])
+        finally:
+            lib.set_default_dtype(lib.float32)
+    assert [t.replace("labkit.", "torch.") for t in texts[0]] == texts[1]
+
+
+def test_float32_matmul_precision_reads_back_like_torch():
+    for lib in (labkit, torch):
+        assert lib.get_float32_matmul_precision() == "highest"
+        lib.set_float32_matmul_precision("high")
+        assert lib.get_float32_matmul_precision() == "high"
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            lib.set_float32_matmul_precision("fast")      # warned about, ignored
+        assert lib.get_float32_matmul_precision() == "high"
+        with pytest.raises(RuntimeError):
+            lib.set_float32_matmul_precision(3)
+        lib.set_float32_matmul_precision("highest")
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_adam_accepts_torchs_kernel_switches(name):
+    """build-nanogpt checks `'fused' in inspect.signature(torch.optim.AdamW).parameters` and then
+    passes fused=; the switches pick kernels in torch and change no numbers."""
+    assert "fused" in inspect.signature(getattr(labkit.optim, name)).parameters
+    results = []
+    for lib in (labkit, torch):
+        w = lib.nn.Parameter(lib.tensor([1.0, -2.0, 3.0]))
+        opt = getattr(lib.optim, name)([w], lr=0.1, weight_decay=0.1, foreach=None, fused=False,
+                                       capturable=False, differentiable=False)
+        for _ in range(3):
+            opt.zero_grad()
+            (w ** 2).sum().backward()
+            opt.step()
+        results.append((w.detach().tolist(), sorted(opt.param_groups[0])))
+    assert results[0][1] == results[1][1]
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-5)
