@@ -97,3 +97,33 @@ def test_adam_accepts_torchs_kernel_switches(name):
         results.append((w.detach().tolist(), sorted(opt.param_groups[0])))
     assert results[0][1] == results[1][1]
     assert results[0][0] == pytest.approx(results[1][0], rel=1e-5)
+
+
+def test_detach_in_place_like_torch():
+    """UvA's OptimizerTemplate.zero_grad: p.grad.detach_(); p.grad.zero_()."""
+    for lib in (labkit, torch):
+        w = lib.ones(3, requires_grad=True)
+        y = w * 2
+        assert y.detach_() is y
+        assert (y.requires_grad, y.grad_fn, y.is_leaf) == (False, None, True)
+        assert y.tolist() == [2.0, 2.0, 2.0] and w.requires_grad
+        leaf = lib.ones(2, requires_grad=True)
+        assert leaf.detach_() is leaf and not leaf.requires_grad
+        z = lib.zeros(0)
+        assert lib.detach_(z) is z
+        s = lib.tensor(1.5, requires_grad=True) * 2          # 0-d
+        s.detach_()
+        assert s.grad_fn is None and s.item() == 3.0
+        for view in (lib.arange(4.0)[1:], (w * 2)[1:], (w * 2).view(3, 1)):
+            with pytest.raises(RuntimeError, match="detach"):
+                view.detach_()
+
+
+def test_detach_in_place_grad_of_create_graph():
+    x = labkit.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = labkit.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert g.grad_fn is not None
+    g.detach_()
+    assert g.grad_fn is None and g.tolist() == [3.0, 12.0]
+    g.zero_()
+    assert g.tolist() == [0.0, 0.0]
