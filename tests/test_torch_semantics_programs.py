@@ -127,3 +127,18 @@ def test_detach_in_place_grad_of_create_graph():
     assert g.grad_fn is None and g.tolist() == [3.0, 12.0]
     g.zero_()
     assert g.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("values", [[0.51, -1.0, 2.0, 0.25], [3.0], [], [1.0, 1.0]],
+                         ids=["4", "1", "empty", "equal"])
+def test_histogram_bins_default_to_100_like_torch(values):
+    """makemore part 3: hy, hx = torch.histogram(t, density=True)."""
+    outs = []
+    for lib in (labkit, torch):
+        t = lib.tensor(values)
+        outs.append([lib.histogram(t), lib.histogram(t, density=True), t.histogram()])
+    for mine, theirs in zip(*outs):
+        for a, b in zip(mine, theirs):
+            assert a.shape == b.shape == ((100,) if a is mine[0] else (101,))
+            assert a.dtype.__str__().split(".")[-1] == str(b.dtype).split(".")[-1]
+            assert a.tolist() == pytest.approx(b.tolist(), nan_ok=True)

@@ -392,7 +392,7 @@ class Histogram(Function):
 
 
 @tensor_method("histogram")
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges): counts (or sums of weight) in bins given as a count (equal bins over
     range, default the data's min..max) or as a 1-D tensor of increasing edges; each bin
     holds [left, right) except the last, [left, right]. density=True divides by total * width."""
