@@ -141,4 +141,4 @@ def test_histogram_bins_default_to_100_like_torch(values):
         for a, b in zip(mine, theirs):
             assert a.shape == b.shape == ((100,) if a is mine[0] else (101,))
             assert a.dtype.__str__().split(".")[-1] == str(b.dtype).split(".")[-1]
-            assert a.tolist() == pytest.approx(b.tolist(), nan_ok=True)
+            assert a.tolist() == pytest.approx(b.tolist(), abs=1e-6, nan_ok=True)  # edges: linspace
