@@ -142,3 +142,16 @@ def test_histogram_bins_default_to_100_like_torch(values):
             assert a.shape == b.shape == ((100,) if a is mine[0] else (101,))
             assert a.dtype.__str__().split(".")[-1] == str(b.dtype).split(".")[-1]
             assert a.tolist() == pytest.approx(b.tolist(), abs=1e-6, nan_ok=True)  # edges: linspace
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_prints_torchs_grad_fn(reduction):
+    """Notebooks print the loss: tensor(2.3389, grad_fn=<NllLossBackward0>)."""
+    names = []
+    for lib in (labkit, torch):
+        x = lib.tensor([[0.5, -1.0, 2.0], [0.0, 0.0, 1.0]], requires_grad=True)
+        y = lib.tensor([2, 0])
+        loss = lib.nn.functional.cross_entropy(x, y, reduction=reduction)
+        names.append((type(loss.grad_fn).__name__, type(lib.nn.CrossEntropyLoss()(x, y).grad_fn).__name__,
+                      repr(lib.nn.functional.cross_entropy(x[:1], y[:1]))))
+    assert names[0] == names[1]
