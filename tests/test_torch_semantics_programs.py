@@ -4,6 +4,7 @@ torch's optimizers that they pass. Each compares with torch."""
 import inspect
 import warnings
 
+import numpy as np
 import pytest
 
 import labkit
@@ -155,3 +156,22 @@ def test_cross_entropy_prints_torchs_grad_fn(reduction):
         names.append((type(loss.grad_fn).__name__, type(lib.nn.CrossEntropyLoss()(x, y).grad_fn).__name__,
                       repr(lib.nn.functional.cross_entropy(x[:1], y[:1]))))
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("batch_first,unbatched", [(False, False), (True, False), (False, True)])
+def test_lstm_takes_its_state_as_a_list_like_torch(batch_first, unbatched):
+    """yunjey's language model: states = [state.detach() for state in states]; lstm(x, states)."""
+    outs = []
+    for lib in (labkit, torch):
+        lib.manual_seed(0)
+        lstm = lib.nn.LSTM(3, 4, batch_first=batch_first)
+        x = lib.arange(12.0).view(2, 2, 3) / 10
+        h = lib.full((1, 2, 4), 0.1)
+        if unbatched:
+            x, h = x[0], h[:, 0]
+        out, (h_n, c_n) = lstm(x, [h, h * 2])
+        outs.append((out.shape, h_n.shape, out.detach().tolist()))
+        with pytest.raises((TypeError, RuntimeError, IndexError)):
+            lstm(x, [h, h, h])
+    assert outs[0][:2] == outs[1][:2]
+    assert np.allclose(outs[0][2], outs[1][2], atol=1e-6)
