@@ -176,3 +176,38 @@ def test_lstm_takes_its_state_as_a_list_like_torch(batch_first, unbatched):
                 lstm(x, [h, h, h])
     assert outs[0][:2] == outs[1][:2]
     assert np.allclose(outs[0][2], outs[1][2], atol=1e-6)
+
+
+@pytest.mark.parametrize("op,args,shape", [
+    ("unsqueeze_", (-1,), (2, 3)), ("unsqueeze_", (0,), ()), ("squeeze_", (), (3, 1, 2)),
+    ("squeeze_", (1,), (0, 1)), ("squeeze_", (0,), (2, 3)), ("t_", (), (2, 3)), ("t_", (), (4,)),
+    ("transpose_", (0, 2), (1, 2, 3)), ("swapdims_", (0, 1), (2, 3)),
+    ("swapaxes_", (1, 0), (2, 1))], ids=str)
+def test_shape_changes_in_place_like_torch(op, args, shape):
+    """char-RNN generation: target_line_tensor.unsqueeze_(-1) keeps the tensor, changes its shape."""
+    res = []
+    for lib in (labkit, torch):
+        x = lib.arange(int(np.prod(shape)), dtype=lib.float32).reshape(shape)
+        y = getattr(x, op)(*args)
+        res.append((y is x, tuple(x.shape), x.tolist(), x.is_contiguous()))
+    assert res[0] == res[1]
+
+
+def test_shape_in_place_shares_memory_and_records_grad_like_torch():
+    res = []
+    for lib in (labkit, torch):
+        base = lib.arange(6.0)
+        view = base[:4]
+        view.unsqueeze_(1)
+        view[0, 0] = 100
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with pytest.raises(RuntimeError):
+            w.unsqueeze_(0)                              # a leaf that requires grad
+        y = w * 2
+        y.unsqueeze_(0)
+        (y * lib.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+        with lib.no_grad():
+            w.t_()                                       # allowed without grad mode
+        res.append((base[0].item(), tuple(view.shape), tuple(y.shape), y.requires_grad,
+                    w.grad.tolist()))
+    assert res[0] == res[1]
