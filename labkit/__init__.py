@@ -56,6 +56,7 @@ from . import autograd, cuda, nn, optim  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
+from .engine import return_types  # noqa: F401,E402  (torch.return_types)
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)

@@ -211,3 +211,60 @@ def test_shape_in_place_shares_memory_and_records_grad_like_torch():
         res.append((base[0].item(), tuple(view.shape), tuple(y.shape), y.requires_grad,
                     w.grad.tolist()))
     assert res[0] == res[1]
+
+
+RETURNS = [lambda lib, x: x.max(1), lambda lib, x: x.min(dim=0, keepdim=True),
+           lambda lib, x: lib.sort(x[0], descending=True), lambda lib, x: x.topk(2),
+           lambda lib, x: x.kthvalue(2, 1), lambda lib, x: x.median(1), lambda lib, x: x.mode(1),
+           lambda lib, x: lib.cummax(x, 1), lambda lib, x: lib.cummin(x, 0),
+           lambda lib, x: lib.aminmax(x), lambda lib, x: lib.histogram(x.view(-1), bins=2),
+           lambda lib, x: lib.nanmedian(x, 1), lambda lib, x: lib.tensor(3.0).max(0),
+           lambda lib, x: x[:, :0].max(0), lambda lib, x: lib.linalg.slogdet(lib.eye(2))]
+
+
+@pytest.mark.parametrize("make", RETURNS, ids=[
+    "max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin", "aminmax",
+    "histogram", "nanmedian", "0d", "empty", "slogdet"])
+def test_named_results_print_and_unpack_like_torch(make):
+    """print(x.max(1)) in a notebook shows torch.return_types.max(\\nvalues=..., \\nindices=...)."""
+    res = []
+    for lib in (labkit, torch):
+        x = lib.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+        r = make(lib, x)
+        a, b = r
+        res.append((repr(r), str(r), f"{r}", type(r).__name__, isinstance(r, tuple), len(r),
+                    a is r[0], b is r[1]))
+    assert [t.replace("labkit.", "torch.") if isinstance(t, str) else t for t in res[0]] == \
+        list(res[1])
+
+
+def test_deepcopy_of_a_trained_module_like_torch():
+    """transformer tutorial: best_model = copy.deepcopy(model) after backward and step."""
+    import copy
+    res = []
+    for lib in (labkit, torch):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.LayerNorm(2))
+        opt = lib.optim.Adam(m.parameters())
+        m(lib.ones(4, 3)).pow(2).sum().backward()
+        opt.step()
+        m2 = copy.deepcopy(m)
+        m2[0].weight.data.fill_(1.0)
+        sd = copy.deepcopy(opt.state_dict())
+        x = lib.arange(6.0)
+        a, b = copy.deepcopy([x, x[2:4]])                # views keep sharing in the copy
+        b[0] = 100.0
+        g = lib.ones(2, requires_grad=True)
+        (g * 3).sum().backward()
+        h = copy.deepcopy(g)
+        with pytest.raises(RuntimeError):
+            copy.deepcopy(g * 2)                         # not a leaf
+        res.append((type(m2[0].weight).__name__, m2[0].weight.grad is None,
+                    m[0].weight.data.eq(1).all().item(), m2[0].weight.requires_grad,
+                    sorted(sd["state"][0]), a.tolist(), x.tolist(), h.grad.tolist(),
+                    h.grad is not g.grad, h.requires_grad, h.is_leaf,
+                    tuple(copy.deepcopy(lib.zeros(0, 3)).shape),
+                    copy.deepcopy(lib.tensor(2.5)).item(),
+                    copy.deepcopy(lib.ones(3, 2).t()).tolist(),
+                    m2(lib.ones(1, 3)).shape == (1, 2)))
+    assert res[0] == res[1]
