@@ -9,6 +9,7 @@ all-reduce there), backward counts each leaf's consumers and runs its Accumulate
 as the last one has run. A leaf's node is made at its first use, long ago, so by sequence
 number it would run only at the very end of backward.
 """
+import itertools
 from heapq import heappop, heappush
 
 from . import dtype as _dt
@@ -124,19 +125,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         targets, results = _targets(inputs), [None] * len(inputs)
         needed, through = _needed(_collect([r[0] for r in roots]), targets)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
-    waiting = ready = None   # leaf node -> consumers not run yet; leaves complete before that
+    waiting = None   # leaf node -> consumers not run yet (a complete leaf is queued first)
     if accumulate and process.post_accumulate_hooks:
-        waiting, ready = _leaf_consumers(roots), []
+        waiting = _leaf_consumers(roots)
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     watchers = mode.node_hooks
-    rare = targets is not None or waiting is not None or bool(watchers)
+    rare = targets is not None or waiting is not None or bool(watchers) or process.anomaly
     try:
         while heap:
-            node = ready.pop() if ready else heappop(heap)[1]
+            node = heappop(heap)[1]
             grads = buffers.pop(node, None)
             if grads is None:
-                continue   # a leaf already run from `ready` (its heap entry comes later)
+                continue   # a leaf already run first (its own heap entry comes later)
             if node._hooks:
                 grads = _run_hooks(node, grads)
             if rare:     # grad(inputs=...), node hooks (viz, jit), leaf readiness: checked once
@@ -147,35 +148,38 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     fn(node, grads)
                 if through is not None and node not in through:
                     continue   # grad() w.r.t. a non-leaf (or a leaf: nothing accumulates then)
-            if type(node) is AccumulateGrad:
+            edges = node._edges
+            if not edges:                              # a leaf's AccumulateGrad
                 if accumulate:
                     accumulate_leaf(node, grads[0], create_graph, handed)
                 continue
-            edges = node._edges
-            if len(grads) == 1 and node._saved is not None and not process.anomaly:  # call_backward,
-                out = node._fn.backward(node, grads[0])                       # inlined
+            if len(grads) == 1 and not rare:           # call_backward, inlined
+                out = node._fn.backward(node, grads[0])
                 if type(out) is not tuple:
                     out = (out,)
-                if len(out) != len(edges):
-                    raise _arity_error(node, out)
             else:
                 out = call_backward(node, grads)
-            for e, g in zip(edges, out):                 # send each gradient to its input
-                if g is None or e is None:
-                    continue
-                nxt, idx = e
-                if nxt is None or (rare and needed is not None and nxt not in needed):
-                    continue
-                if type(g) is not Tensor or g._data.shape != nxt._out_shapes[idx] \
-                        or g._data.dtype is not nxt._out_dtypes[idx]:
-                    g = _fit(node, edges.index(e), g, nxt, idx)
-                if nxt in buffers or len(nxt._out_shapes) != 1:
-                    _add(buffers, heap, nxt, idx, g)
-                else:                                  # its first gradient: queue it
-                    heappush(heap, (-nxt._seq, nxt))
-                    buffers[nxt] = [g]
+            try:
+                for e, g in zip(edges, out, strict=True):   # send each gradient to its input
+                    if g is None or e is None:
+                        continue
+                    nxt, idx = e
+                    if nxt is None or (rare and needed is not None and nxt not in needed):
+                        continue
+                    if type(g) is not Tensor or g._data.shape != nxt._out_shapes[idx] \
+                            or g._data.dtype is not nxt._out_dtypes[idx]:
+                        g = _fit(node, edges.index(e), g, nxt, idx)
+                    if nxt in buffers or len(nxt._out_shapes) != 1:
+                        _add(buffers, heap, nxt, idx, g)
+                    else:                              # its first gradient: queue it
+                        heappush(heap, (-nxt._seq, nxt))
+                        buffers[nxt] = [g]
+            except ValueError:
+                if len(out) != len(edges):
+                    raise _arity_error(node, out) from None
+                raise
             if rare and waiting is not None:
-                _release_leaves(edges, waiting, ready, buffers)
+                _release_leaves(edges, waiting, heap, buffers)
             if not retain_graph and node._saved:      # free what forward saved
                 node._saved = None
     finally:
@@ -208,13 +212,18 @@ def _leaf_consumers(roots):
     return counts
 
 
-def _release_leaves(edges, waiting, ready, buffers):
-    """A node has run: each leaf it was the last consumer of is complete and runs next."""
+def _release_leaves(edges, waiting, heap, buffers):
+    """A node has run: each leaf it was the last consumer of is complete and runs next (its
+    key sorts before every node's; the last released runs first)."""
     for e in edges:
         if e is not None and e[0] in waiting:
             left = waiting[e[0]] = waiting[e[0]] - 1
             if left == 0 and e[0] in buffers:
-                ready.append(e[0])
+                heappush(heap, (_FIRST - next(_released), e[0]))
+
+
+_FIRST = -(1 << 62)          # below every -seq
+_released = itertools.count()
 
 
 def call_backward(node, grads):

@@ -22,6 +22,7 @@ def _check_bool(name, *xs):
 class Add(Function):
     node_name = "AddBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("add({0}, {1}, {out})"), "({0} + {1})", "Add"
 
     @staticmethod
@@ -49,6 +50,7 @@ class Add(Function):
 class Sub(Function):
     node_name = "SubBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("subtract({0}, {1}, {out})"), "({0} - {1})", "Sub"
 
     @staticmethod
@@ -79,6 +81,7 @@ class Sub(Function):
 class Mul(Function):
     node_name = "MulBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("multiply({0}, {1}, {out})"), "({0} * {1})", "Mul"
 
     @staticmethod
@@ -116,6 +119,7 @@ class Mul(Function):
 class Div(Function):
     node_name = "DivBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("true_divide({0}, {1}, {out})"), "({0} / {1})", "Div"
 
     @staticmethod

@@ -15,6 +15,7 @@ from . import rules
 class Exp(Function):
     node_name = "ExpBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("exp({0}, {out})"), "exp({0})", "Exp"
 
     @staticmethod
@@ -41,6 +42,7 @@ class Exp(Function):
 class Log(Function):
     node_name = "LogBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("log({0}, {out})"), "log({0})", "Log"
 
     @staticmethod
@@ -64,6 +66,7 @@ class Log(Function):
 class Sqrt(Function):
     node_name = "SqrtBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("sqrt({0}, {out})"), "sqrt({0})", "Sqrt"
 
     @staticmethod
@@ -89,6 +92,7 @@ class Sqrt(Function):
 class Sin(Function):
     node_name = "SinBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("sin({0}, {out})"), "sin({0})", "Sin"
 
     @staticmethod
@@ -112,6 +116,7 @@ class Sin(Function):
 class Cos(Function):
     node_name = "CosBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("cos({0}, {out})"), "cos({0})", "Cos"
 
     @staticmethod
@@ -135,6 +140,7 @@ class Cos(Function):
 class Tanh(Function):
     node_name = "TanhBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("tanh({0}, {out})"), "tanh({0})", "Tanh"
 
     @staticmethod
@@ -214,6 +220,7 @@ class Sigmoid(Function):
     """1 / (1 + exp(-x)), computed without overflow; backward y * (1 - y) stays in [0, 1/4]."""
     node_name = "SigmoidBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     cuda, onnx = "(({ctype})1 / (({ctype})1 + exp(-{0})))", "Sigmoid"
 
     @staticmethod
@@ -290,6 +297,7 @@ sigmoid_backward = binary_op(SigmoidBackward)
 class Relu(Function):
     node_name = "ReluBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("maximum({0}, 0, out={out})"), "max({0}, ({ctype})0)", "Relu"
 
     @staticmethod
@@ -323,6 +331,7 @@ class Relu(Function):
 class Abs(Function):
     node_name = "AbsBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("absolute({0}, {out})"), "abs({0})", "Abs"
 
     @staticmethod
