@@ -29,9 +29,12 @@ _seq = itertools.count()  # creation order: nodes run in reverse of it (a valid 
 #   (tensor, vc, version)        an input tensor, kept as it is, with its version counter
 #   (array, vc, version, index)  one of the node's own outputs: re-attached on read (keeping
 #                                the Tensor would make a reference cycle through grad_fn)
-#   (array,)                     a constant
+#   (array, _UNVERSIONED, 0, -1) a constant (nothing can change its counter)
 #   None or a number             a value, as it was
 #   _Packed                      a tensor stored by a saved_tensors_hooks pack hook
+
+
+_UNVERSIONED = [0]   # the version counter of a constant
 
 
 class _Packed:
@@ -142,16 +145,18 @@ class Node(FunctionCtx):
                     t, vc, version = item
                     if vc[0] != version:
                         raise self._modified_error(t._data.shape, vc, version)
-                elif n == 4:                        # our own output: re-attach it to this node
+                else:
                     arr, vc, version, idx = item
-                    if vc[0] != version:
+                    if idx < 0:                     # a constant array
+                        t = _make(arr, self._device)
+                    elif vc[0] != version:
                         raise self._modified_error(arr.shape, vc, version)
-                    t = _new(Tensor)
-                    t._data, t.device, t._rg, t.grad_fn, t._vc = arr, self._device, True, self, vc
-                    if idx:
-                        t._out_idx = idx
-                else:                               # a constant array
-                    t = _make(item[0], self._device)
+                    else:                           # our own output: re-attach it to this node
+                        t = _new(Tensor)
+                        t._data, t.device, t._rg, t.grad_fn, t._vc = \
+                            arr, self._device, True, self, vc
+                        if idx:
+                            t._out_idx = idx
                 out.append(t)
             elif type(item) is _Packed:
                 if item.vc[0] != item.version:
@@ -160,6 +165,27 @@ class Node(FunctionCtx):
             else:                                   # None or a number
                 out.append(item)
         return tuple(out)
+
+    @property
+    def saved_arrays(self):
+        """saved_tensors as arrays (values stay as they are), version-checked the same way:
+        what backward_arrays reads."""
+        saved = self._saved
+        if saved is None:
+            self.saved_tensors   # raises "backward through the graph a second time"
+        out = []
+        for item in saved:
+            if type(item) is tuple:
+                if item[1][0] != item[2]:
+                    self.saved_tensors   # raises the in-place modification error
+                out.append(item[0]._data if len(item) == 3 else item[0])
+            elif type(item) is _Packed:
+                if item.vc[0] != item.version:
+                    self.saved_tensors   # raises the in-place modification error
+                out.append(item.unpack(item.packed)._data)
+            else:
+                out.append(item)
+        return out
 
     def saved_values(self):
         """What the node keeps for backward, as (kind, value, tensor): kind is 'input' (value
@@ -172,7 +198,8 @@ class Node(FunctionCtx):
             if type(item) is tuple:
                 n = len(item)
                 out.append(("input", item[0]._data, item[0]) if n == 3 else
-                           ("output", item[0], None) if n == 4 else ("constant", item[0], None))
+                           ("output", item[0], None) if item[3] >= 0 else
+                           ("constant", item[0], None))
             elif item is not None and type(item) is not _Packed:
                 out.append(("value", item, None))
         return out
@@ -260,6 +287,10 @@ class Function:
     #                       setup_context(ctx, inputs, output) saves what backward needs
     forward_on_arrays = False  # True: forward reads only its inputs' arrays (no Tensor op),
     #                            so recording need not be switched off around it (~0.1 us)
+    backward_arrays = None     # optional backward_arrays(ctx, grad) -> gradient arrays: the
+    #   same formula on arrays, which the engine calls when nothing records the backward (no
+    #   create_graph, tracer, node hook or anomaly mode); it reads ctx.saved_arrays and may
+    #   return NotImplemented (a case it leaves to backward, e.g. mixed dtypes)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -327,12 +358,24 @@ def _call(cls, args, device, record):
         a = args[0]
         node._edges = [(a.grad_fn or a._accum or accumulate_node(a), a._out_idx)]
         node.needs_input_grad = _NEEDS_ONE
+    elif n == 2:                        # written out: most ops have two arguments
+        a, b = args
+        if isinstance(a, Tensor) and a._rg:   # its gradient goes to the node that made it
+            ea, na = (a.grad_fn or a._accum or accumulate_node(a), a._out_idx), True
+        else:
+            ea, na = (_NO_EDGE if isinstance(a, Tensor) else None), False
+        if isinstance(b, Tensor) and b._rg:
+            eb, nb = (b.grad_fn or b._accum or accumulate_node(b), b._out_idx), True
+        else:
+            eb, nb = (_NO_EDGE if isinstance(b, Tensor) else None), False
+        node._edges = [ea, eb]
+        node.needs_input_grad = (na, nb)
     else:
         edges = []
         needs = []
         for a in args:
             if isinstance(a, Tensor):
-                if a._rg:               # its gradient goes to the node that made it
+                if a._rg:
                     edges.append((a.grad_fn or a._accum or accumulate_node(a), a._out_idx))
                     needs.append(True)
                     continue
@@ -488,14 +531,18 @@ def _pack_saved(items, outputs):
     """What the node keeps for each saved item (the forms listed at the top of this file).
     Under hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
     hooks = mode.saved_hooks if process.hooked else None
+    only = outputs[0] if len(outputs) == 1 else None     # the common case: one output
     packed = []
     for item in items:
         if item is None or isinstance(item, (int, float)):
             packed.append(item)
             continue
-        i = _output_index(item, outputs)
+        if only is not None:
+            i = 0 if item is only or item is only._data else -1
+        else:
+            i = _output_index(item, outputs)
         if i < 0 and not isinstance(item, Tensor):
-            packed.append((item,))                # a constant array
+            packed.append((item, _UNVERSIONED, 0, -1))   # a constant array
             continue
         t = item if i < 0 else outputs[i]
         vc = t._vc

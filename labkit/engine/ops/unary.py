@@ -7,7 +7,7 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
-from .raw import one, raw, times, wrap, wrap_result
+from .raw import one, raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -28,8 +28,12 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        g = raw(grad)
-        return grad * y if g is None else times(g, y, grad)   # on arrays: nothing to record
+        return grad * y
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        (y,) = ctx.saved_arrays
+        return (grad * y,) if grad.dtype is y.dtype else NotImplemented
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -153,11 +157,15 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        g = raw(grad)
-        if g is not None and g.dtype is y._data.dtype:   # nothing to record: TanhBackward's
-            yd = y._data                                   # formula on the arrays
-            return wrap_result(g * (one(yd) - yd * yd), y)
         return tanh_backward(grad, y)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """TanhBackward's formula on the arrays, in its order."""
+        (y,) = ctx.saved_arrays
+        if grad.dtype is not y.dtype:
+            return NotImplemented
+        return (grad * (one(y) - y * y),)
 
     @staticmethod
     def jvp(args, tangents, out):
