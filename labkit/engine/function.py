@@ -358,12 +358,24 @@ def _call(cls, args, device, record):
         a = args[0]
         node._edges = [(a.grad_fn or a._accum or accumulate_node(a), a._out_idx)]
         node.needs_input_grad = _NEEDS_ONE
+    elif n == 2:                        # written out: most ops have two arguments
+        a, b = args
+        if isinstance(a, Tensor) and a._rg:   # its gradient goes to the node that made it
+            ea, na = (a.grad_fn or a._accum or accumulate_node(a), a._out_idx), True
+        else:
+            ea, na = (_NO_EDGE if isinstance(a, Tensor) else None), False
+        if isinstance(b, Tensor) and b._rg:
+            eb, nb = (b.grad_fn or b._accum or accumulate_node(b), b._out_idx), True
+        else:
+            eb, nb = (_NO_EDGE if isinstance(b, Tensor) else None), False
+        node._edges = [ea, eb]
+        node.needs_input_grad = (na, nb)
     else:
         edges = []
         needs = []
         for a in args:
             if isinstance(a, Tensor):
-                if a._rg:               # its gradient goes to the node that made it
+                if a._rg:
                     edges.append((a.grad_fn or a._accum or accumulate_node(a), a._out_idx))
                     needs.append(True)
                     continue
