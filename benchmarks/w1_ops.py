@@ -5,7 +5,7 @@ the op's own work (its checks, what it saves, its array calls) plus the engine's
 cost (dispatch, recording, the Node), which benchmarks/op_cost.py splits further.
 
 A backward row calls the node's formula alone (no engine loop), as backward() does when
-nothing records (the array path of engine/ops/raw.py). Run with OPENBLAS_NUM_THREADS=1:
+nothing records (the op's backward_arrays). Run with OPENBLAS_NUM_THREADS=1:
 times are this thread's CPU time (time.thread_time), so that on a shared machine the time
 the process waits for a core does not count (one BLAS thread runs in this thread).
 """
@@ -45,8 +45,13 @@ def timed(rows, rounds=41, number=100):
 
 
 def backward_of(t, grad):
-    """t's node's backward formula, called as the engine calls it when nothing records."""
+    """t's node's backward formula, called as the engine calls it when nothing records: its
+    backward_arrays on the gradient's array where the op has one, else backward."""
     node = t.grad_fn
+    fast = getattr(node._fn, "backward_arrays", None)
+    if fast is not None:
+        g = grad._data
+        return lambda: fast(node, g)
 
     def run():
         mode.enabled = False
