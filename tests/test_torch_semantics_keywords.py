@@ -32,3 +32,17 @@ def test_split_without_a_size_is_a_type_error_as_torch():
     for L in (labkit, torch):
         with pytest.raises(TypeError, match="missing 1 required positional argument"):
             L.ones(3).split()
+
+
+@pytest.mark.parametrize("expr", ["s[1:]", "s[::-1]", "s + (5,)", "(1,) + s", "s * 2", "2 * s",
+                                  "s[0]", "s[-1]", "s == (2, 3, 4)", "s.numel()"])
+def test_size_arithmetic_and_slices_stay_sizes_as_torch(expr):
+    got = [eval(expr, {"s": L.ones(2, 3, 4).shape}) for L in (labkit, torch)]
+    assert got[0] == got[1]
+    assert type(got[0]).__name__ == type(got[1]).__name__
+
+
+def test_size_plus_a_list_is_a_type_error_as_torch():
+    for L in (labkit, torch):
+        with pytest.raises(TypeError):
+            L.ones(2).shape + [5]

@@ -323,6 +323,22 @@ class Size(tuple):
     def __repr__(self):
         return f"labkit.Size({list(self)})"
 
+    def __getitem__(self, index):
+        """A slice of a Size is a Size (x.shape[1:]), as torch's."""
+        got = tuple.__getitem__(self, index)
+        return Size(got) if isinstance(index, slice) else got
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:
