@@ -7,5 +7,6 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                windows, broadcast, scatter_reduce, index_put, stacking, search,
                products_extra, finite, linalg_solve, api_extras, special_math,
                cumulative_extra)
+from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
 from .keywords import install_methods as _install_methods
 _install_methods()
