@@ -45,4 +45,9 @@ def fill(input, value):
 
 
 from .engine.ops.products_vec import chain_matmul  # noqa: E402,F401
-__all__ += ["rsub", "fill", "chain_matmul"]
+from .engine.ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
+from .engine.ops.conv3d import conv3d  # noqa: E402,F401
+from .engine.ops.pool import max_pool1d, max_pool2d  # noqa: E402,F401
+from .engine.ops.resample import adaptive_avg_pool1d, avg_pool1d  # noqa: E402,F401
+__all__ += ["rsub", "fill", "chain_matmul", "conv1d", "conv2d", "conv3d", "conv_transpose2d",
+            "max_pool1d", "max_pool2d", "adaptive_avg_pool1d", "avg_pool1d"]

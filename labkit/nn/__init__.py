@@ -54,6 +54,8 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
+from .conv3d import Conv3d  # noqa: E402
+__all__ += ["Conv3d"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

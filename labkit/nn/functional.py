@@ -96,6 +96,8 @@ from .functional_distance import cosine_similarity, pairwise_distance  # noqa: E
 __all__ += ["cosine_similarity", "pairwise_distance"]
 from .functional_grid import affine_grid, grid_sample  # noqa: E402
 __all__ += ["affine_grid", "grid_sample"]
+from ..engine.ops.conv3d import conv3d  # noqa: E402
+__all__ += ["conv3d"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
