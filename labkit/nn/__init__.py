@@ -56,6 +56,12 @@ from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
 from .conv3d import Conv3d  # noqa: E402
 __all__ += ["Conv3d"]
+from .loss_margin import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa
+                          MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                          PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+__all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+            "TripletMarginLoss"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

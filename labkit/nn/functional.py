@@ -98,6 +98,13 @@ from .functional_grid import affine_grid, grid_sample  # noqa: E402
 __all__ += ["affine_grid", "grid_sample"]
 from ..engine.ops.conv3d import conv3d  # noqa: E402
 __all__ += ["conv3d"]
+from .functional_loss_margin import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+                                     hinge_embedding_loss, margin_ranking_loss,
+                                     multi_margin_loss, multilabel_soft_margin_loss,
+                                     poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+            "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
