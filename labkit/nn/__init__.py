@@ -62,6 +62,11 @@ from .loss_margin import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLo
 __all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
             "TripletMarginLoss"]
+from .modules_extra import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, Fold,  # noqa: E402
+                            Hardshrink, LocalResponseNorm, Softmax2d, Softshrink, Threshold,
+                            Unfold)
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "Fold", "Hardshrink",
+            "LocalResponseNorm", "Softmax2d", "Softshrink", "Threshold", "Unfold"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

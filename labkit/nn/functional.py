@@ -105,6 +105,12 @@ from .functional_loss_margin import (cosine_embedding_loss, gaussian_nll_loss,  
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
             "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
             "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+from .functional_extra import (adaptive_max_pool1d, adaptive_max_pool1d_with_indices,  # noqa
+                               adaptive_max_pool2d, adaptive_max_pool2d_with_indices, bilinear,
+                               hardshrink, local_response_norm, softshrink, threshold,
+                               threshold_)
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "bilinear", "hardshrink",
+            "local_response_norm", "softshrink", "threshold"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
