@@ -27,7 +27,8 @@ NAMES = (
     "tan_", "trunc_", "log10_", "log1p_", "log2_", "expm1_", "rsqrt_", "reciprocal_", "sinc_",
     "deg2rad_", "rad2deg_", "erf_", "exp2_", "frac_", "neg_", "square_", "xlogy_", "zero_",
     "fill_", "logit_", "nan_to_num_", "index_put_", "diagflat", "cov", "corrcoef", "dist",
-    "hsplit", "vsplit", "dsplit", "split_with_sizes", "unique_consecutive",
+    "hsplit", "vsplit", "dsplit", "split_with_sizes", "unique_consecutive", "lgamma",
+    "digamma", "erfc", "erfc_", "erfinv", "mvlgamma",
 )
 for _name in NAMES:
     if _name in Tensor.__dict__ and type(Tensor.__dict__[_name]).__name__ != "_Missing":
@@ -50,6 +51,8 @@ from .engine.ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: E402,F401
 from .engine.ops.conv3d import conv3d  # noqa: E402,F401
 from .engine.ops.pool import max_pool1d, max_pool2d  # noqa: E402,F401
 from .engine.ops.resample import adaptive_avg_pool1d, avg_pool1d  # noqa: E402,F401
+from .engine.ops.gamma import polygamma  # noqa: E402,F401
+__all__ += ["polygamma"]
 from .engine.ops.construct import block_diag, combinations, vander  # noqa: E402,F401
 from .engine.ops.integrate import cumulative_trapezoid, trapezoid, trapz  # noqa: E402,F401
 __all__ += ["block_diag", "combinations", "vander", "cumulative_trapezoid", "trapezoid", "trapz"]
