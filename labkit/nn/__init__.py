@@ -67,6 +67,8 @@ from .modules_extra import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, Fold
                             Unfold)
 __all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "Fold", "Hardshrink",
             "LocalResponseNorm", "Softmax2d", "Softshrink", "Threshold", "Unfold"]
+from .data_parallel import DataParallel  # noqa: E402
+__all__ += ["DataParallel"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
