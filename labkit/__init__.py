@@ -92,6 +92,7 @@ from .engine.ops.special_math import (copysign, deg2rad, exp2, float_power, fmax
 from .engine.ops.cumulative_extra import cummax, cummin, logcumsumexp  # noqa: F401,E402
 from ._torch_functions import *  # noqa: F401,F403,E402  (torch.multiply, torch.acosh, torch.mv ...)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa
+from ._torch_nn_functions import *  # noqa: F401,F403,E402  (torch.layer_norm, torch.dropout ...)
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
