@@ -69,6 +69,8 @@ __all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "Fold", "Hards
             "LocalResponseNorm", "Softmax2d", "Softshrink", "Threshold", "Unfold"]
 from .data_parallel import DataParallel  # noqa: E402
 __all__ += ["DataParallel"]
+from .modules_extra import AdaptiveAvgPool3d, AvgPool3d, MaxPool3d  # noqa: E402
+__all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

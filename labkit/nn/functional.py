@@ -111,6 +111,8 @@ from .functional_extra import (adaptive_max_pool1d, adaptive_max_pool1d_with_ind
                                threshold_)
 __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "bilinear", "hardshrink",
             "local_response_norm", "softshrink", "threshold"]
+from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d  # noqa: E402
+__all__ += ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
