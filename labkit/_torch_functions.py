@@ -19,7 +19,7 @@ def _function(name):
 NAMES = (
     "absolute", "multiply", "subtract", "negative", "negative_", "positive", "greater",
     "greater_equal", "less", "less_equal", "not_equal", "fix", "fix_", "ravel", "select",
-    "take", "put", "swapaxes", "detach", "detach_", "asinh", "acosh", "atanh", "arcsinh",
+    "take", "put", "swapaxes", "detach", "asinh", "acosh", "atanh", "arcsinh",
     "arccosh", "arctanh", "asinh_", "acosh_", "atanh_", "arcsinh_", "arccosh_", "arctanh_",
     "mv", "addmv", "addmv_", "addr", "addbmm", "inner", "vdot", "ger", "matrix_power", "cross",
     "is_nonzero", "is_same_size", "is_signed", "is_conj", "is_neg", "clamp_max_", "clamp_min_",

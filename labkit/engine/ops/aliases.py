@@ -1,6 +1,6 @@
 """torch's other names for ops labkit has (absolute, multiply, greater, fix, arccosh ...), and
 small Tensor methods programs call that are one line over existing ops: ndimension, ravel,
-select, take, put/put_, new, detach_, get_device, is_signed, is_nonzero, short/char ...
+select, take, put/put_, new, get_device, is_signed, is_nonzero, short/char ...
 
 An alias is the same function object as the op it names, so x.multiply(y) and x.mul(y) can never
 differ. In-place forms that have no kernel of their own (put_, clamp_min_) compute the
@@ -16,7 +16,6 @@ ALIASES = {
     "true_divide": "div", "true_divide_": "div_", "greater": "gt", "greater_equal": "ge",
     "less": "lt", "less_equal": "le", "not_equal": "ne", "fix": "trunc", "fix_": "trunc_",
     "arccos_": "acos_", "arcsin_": "asin_", "arctan_": "atan_", "ndimension": "dim",
-    "swapaxes_": "swapdims_",
 }
 
 
@@ -198,16 +197,6 @@ def new(input, *args, device=None):
         raise TypeError(f"new(): argument 'size' must be a tuple of ints, got {args}")
     return empty(*args, dtype=input.dtype, device=device) if args else \
         empty(0, dtype=input.dtype, device=device)
-
-
-@tensor_method("detach_")
-def detach_(input):
-    """Cut this tensor from the graph that made it, in place: it becomes a leaf that does not
-    require grad (views cannot: they would still share their base's history)."""
-    if input._base is not None:
-        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-    input.grad_fn, input._out_idx, input._rg = None, 0, False
-    return input
 
 
 @tensor_method("get_device")
