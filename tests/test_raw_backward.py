@@ -1,30 +1,38 @@
-"""The backwards that run on raw arrays when nothing records them (engine/ops/raw.py): matmul,
-linear, relu, clamp, pow 2, sum, mean. Each case runs both paths, the array one (plain
-backward) and the Tensor-op one (create_graph=True), and compares values, dtypes and shapes of
-the gradients with torch's, for a random upstream gradient; a spy checks which path ran."""
+"""The backwards that run on arrays when nothing records them (each Function's
+backward_arrays): matmul, linear, relu, clamp, pow 2, sum, mean, sub, mse_loss. Each case runs
+both paths, the array one (plain backward) and the Tensor-op one (create_graph=True), and
+compares values, dtypes and shapes of the gradients with torch's, for a random upstream
+gradient; a spy checks which path ran."""
 import numpy as np
 import pytest
 
 import labkit
-from labkit.engine.ops import arithmetic, linalg, linear, raw, reduce, unary
+from labkit.engine.function import Function
+from labkit.engine.ops import arithmetic, linalg, linear, mse_loss, reduce, unary
 
 torch = pytest.importorskip("torch")
 
-MODULES = (arithmetic, linalg, linear, reduce, unary)
+MODULES = (arithmetic, linalg, linear, mse_loss, reduce, unary)
 
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Counts the backwards that took the array path (raw() returned an array)."""
+    """Counts the backwards that took the array path (backward_arrays gave gradients)."""
     taken = []
 
-    def counting(grad):
-        out = raw.raw(grad)
-        if out is not None:
-            taken.append(type(grad))
-        return out
+    def counting(cls, fast):
+        def backward_arrays(ctx, grad):
+            out = fast(ctx, grad)
+            if out is not NotImplemented:
+                taken.append(cls)
+            return out
+        return staticmethod(backward_arrays)
     for m in MODULES:
-        monkeypatch.setattr(m, "raw", counting)
+        for cls in list(vars(m).values()):
+            if isinstance(cls, type) and issubclass(cls, Function) and \
+                    "backward_arrays" in vars(cls) and cls.__module__ == m.__name__:
+                monkeypatch.setattr(cls, "backward_arrays",
+                                    counting(cls, vars(cls)["backward_arrays"].__func__))
     return taken
 
 
@@ -286,7 +294,7 @@ def test_w1_step_as_torch(spy):
     for m, r in ((w1, tw1), (w2, tw2)):
         np.testing.assert_allclose(m.grad.numpy(), r.grad.numpy(), rtol=1e-4, atol=1e-3)
         assert m.grad.dtype == labkit.float32 and m.grad.grad_fn is None
-    assert len(spy) == 5        # sum, pow, mm, clamp, mm (sub only passes the gradient on)
+    assert len(spy) == 6        # sum, pow, sub, mm, clamp, mm: every node on arrays
 
 
 def test_in_place_change_after_forward_is_still_caught(spy):

@@ -231,3 +231,233 @@ def test_relu_and_clamp_min_values_dtypes_and_grads(device, dtype, value):
             (g,), (gt,) = (labkit.autograd.grad(f(labkit, a).sum(), [a]),
                            torch.autograd.grad(f(torch, at).sum(), [at]))
             np.testing.assert_array_equal(_np(g), _np(gt))
+
+
+# --- the relu/clamp mask as a bitwise AND (unary.masked) ---------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("layout", ["dense", "transposed", "stride0"])
+@pytest.mark.parametrize("cut", [False, True])
+def test_masked_is_where_bit_for_bit(dtype, layout, cut):
+    """Kept values pass with their bits (nan, inf, -0.0), cut ones become +0.0, as where."""
+    from labkit.engine.ops.unary import masked
+    rng = np.random.default_rng(3)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -2.5], dtype)
+    g = rng.standard_normal((6, 8)).astype(dtype)
+    g.flat[::5] = np.resize(specials, g.flat[::5].shape)
+    if layout == "transposed":
+        g = np.ascontiguousarray(g.T).T
+    elif layout == "stride0":
+        g = np.broadcast_to(np.array(-0.0, dtype), (6, 8))
+    mask = rng.random((6, 8)) < 0.5
+    got = masked(mask, g, np, cut=cut)
+    want = np.where(mask, np.zeros((), dtype), g) if cut else np.where(mask, g, np.zeros((), dtype))
+    assert got.dtype == want.dtype and got.shape == want.shape and got.flags.c_contiguous
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("f", [lambda t: t.relu(), lambda t: t.clamp(min=0),
+                               lambda t: t.clamp(min=0.25), lambda t: t.clamp(max=0),
+                               lambda t: t.clamp(-0.5, 0.5)],
+                         ids=["relu", "clamp_min0", "clamp_min", "clamp_max0", "clamp_both"])
+@pytest.mark.parametrize("upstream", ["random", "sum", "transposed"])
+def test_relu_and_clamp_backward_as_torch(device, dtype, f, upstream):
+    """The mask on the array path (float16 too, a stride-0 gradient from sum, a transposed
+    one) and on the create_graph path give torch's gradient, bit for bit."""
+    arr = np.array([[-1.5, -0.0, 0.0, 0.25, np.nan, 2.0, -np.inf, np.inf],
+                    [0.5, -0.5, 1.0, -2.0, 0.1, -0.1, 3.0, -3.0]], dtype)
+    g = np.array([[np.nan, np.inf, 1.0, -2.0, np.nan, 3.0, np.inf, -np.inf],
+                  [-0.0, 2.0, np.nan, 1.5, -1.0, np.inf, 0.5, -0.25]], dtype)
+    for create_graph in (False, True):
+        x = labkit.tensor(arr, device=device, requires_grad=True)
+        xt = torch.tensor(arr, requires_grad=True)
+        out, ref = f(x), f(xt)
+        if upstream == "sum":
+            (gx,) = labkit.autograd.grad(out.sum(), [x], create_graph=create_graph)
+            (gt,) = torch.autograd.grad(ref.sum(), [xt])
+        elif upstream == "transposed":
+            gl = labkit.tensor(np.ascontiguousarray(g.T), device=device).t()
+            (gx,) = labkit.autograd.grad(out, [x], gl, create_graph=create_graph)
+            (gt,) = torch.autograd.grad(ref, [xt], torch.tensor(np.ascontiguousarray(g.T)).t())
+        else:
+            (gx,) = labkit.autograd.grad(out, [x], labkit.tensor(g, device=device),
+                                         create_graph=create_graph)
+            (gt,) = torch.autograd.grad(ref, [xt], torch.tensor(g))
+        assert gx.dtype == getattr(labkit, dtype) and tuple(gx.shape) == tuple(gt.shape)
+        assert _np(gx).tobytes() == _np(gt).tobytes(), create_graph
+
+
+# --- nn.Linear's forward as (w @ x.T).T ---------------------------------------------------------
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("shape", [(64, 1000, 100), (16, 256, 100), (33, 300, 128)], ids=str)
+def test_flipped_linear_gives_the_same_bits_row_major(bias, shape):
+    """In the range where nn.Linear computes x @ w.T as (w @ x.T).T (float32, small batch, a
+    wide layer), the output has the bits of x @ w.T (+ b), is row-major as torch's, and the
+    values and gradients are torch's."""
+    from labkit.engine.ops import linear
+    n, k, m = shape
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((n, k)).astype(np.float32)
+    w = (rng.standard_normal((m, k)) / np.sqrt(k)).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    assert linear._flipped(x, w)
+    lin, ref = labkit.nn.Linear(k, m, bias=bias), torch.nn.Linear(k, m, bias=bias)
+    with labkit.no_grad(), torch.no_grad():
+        lin.weight.copy_(labkit.tensor(w))
+        ref.weight.copy_(torch.tensor(w))
+        if bias:
+            lin.bias.copy_(labkit.tensor(b))
+            ref.bias.copy_(torch.tensor(b))
+    out, want = lin(labkit.tensor(x)), ref(torch.tensor(x))
+    plain = x.dot(w.T)
+    if bias:
+        plain += b
+    assert _np(out).tobytes() == plain.tobytes()
+    assert out.is_contiguous() and out.stride() == want.stride()
+    np.testing.assert_allclose(_np(out), _np(want), rtol=1e-4, atol=1e-4)
+    g = rng.standard_normal((n, m)).astype(np.float32)
+    out.backward(labkit.tensor(g))
+    want.backward(torch.tensor(g))
+    for p, q in zip(lin.parameters(), ref.parameters()):
+        np.testing.assert_allclose(_np(p.grad), _np(q.grad), rtol=1e-4, atol=1e-4)
+
+
+def test_flipped_linear_stays_off_outside_its_range():
+    from labkit.engine.ops import linear
+    x32, w32 = np.ones((64, 1000), np.float32), np.ones((100, 1000), np.float32)
+    assert linear._flipped(x32, w32)
+    assert not linear._flipped(x32.astype(np.float64), w32.astype(np.float64))   # dgemm rounds
+    assert not linear._flipped(np.ones((256, 1000), np.float32), w32)            # differently
+    assert not linear._flipped(x32, np.ones((10, 1000), np.float32))
+    assert not linear._flipped(np.asfortranarray(x32), w32)
+
+
+# --- the direct entries: Tensor.mm/.clamp/.pow, nn.Linear ---------------------------------------
+def test_direct_methods_take_torch_keywords_and_refuse_others():
+    x, xt = _twins((2, 3), "float32", 12)
+    w, wt = _twins((3, 2), "float32", 13)
+    np.testing.assert_allclose(_np(x.mm(mat2=w)), _np(xt.mm(mat2=wt)), rtol=1e-6)
+    np.testing.assert_array_equal(_np(x.pow(exponent=2)), _np(xt.pow(exponent=2)))
+    np.testing.assert_array_equal(_np(x.clip(min=0)), _np(xt.clip(min=0)))
+    for f in (lambda t, u: t.mm(other=u), lambda t, u: t.clamp(input=t, min=0),
+              lambda t, u: t.pow(other=2)):
+        with pytest.raises(TypeError):
+            f(xt, wt)
+        with pytest.raises(TypeError):
+            f(x, w)
+
+
+@pytest.mark.parametrize("f", [lambda t: t.clamp(min=0), lambda t: t.clamp(min=1),
+                               lambda t: t.clamp(min=0.5), lambda t: t.clamp(min=True),
+                               lambda t: t.clamp(max=0), lambda t: t ** 2, lambda t: t.pow(3),
+                               lambda t: t.pow(0.5), lambda t: t ** True, lambda t: t.sum()],
+                         ids=["min0", "min1", "min.5", "min-bool", "max0", "sq", "cube", "sqrt",
+                              "pow-bool", "sum"])
+@pytest.mark.parametrize("dtype", ["int32", "float16", "float64"])
+def test_direct_methods_keep_torch_dtypes_and_errors(f, dtype):
+    x, xt = _twins((2, 3), dtype, 14)
+    if dtype == "int32":
+        x, xt = x.abs(), xt.abs()
+    try:
+        ref = f(xt)
+    except (RuntimeError, TypeError) as e:
+        with pytest.raises(type(e)):
+            f(x)
+        return
+    out = f(x)
+    assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    np.testing.assert_allclose(_np(out).astype(float), _np(ref).astype(float), rtol=2e-3,
+                               equal_nan=True)
+
+
+def test_direct_entries_under_autocast_cast_as_torch():
+    x, xt = _twins((4, 3), "float32", 15)
+    w, wt = _twins((3, 5), "float32", 16)
+    labkit.manual_seed(0)
+    lin = labkit.nn.Linear(3, 2)
+    with labkit.autocast("cpu", dtype=labkit.bfloat16):
+        assert x.mm(w).dtype == labkit.bfloat16
+        assert lin(x).dtype == labkit.bfloat16
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert xt.mm(wt).dtype == torch.bfloat16
+
+
+def test_linear_module_errors_as_torch():
+    labkit.manual_seed(0)
+    lin, ref = labkit.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    for bad in (lambda m, t: m(t.ones(4, 5)), lambda m, t: m(t.ones(4, 3, dtype=t.float64))):
+        with pytest.raises(RuntimeError):
+            bad(ref, torch)
+        with pytest.raises(RuntimeError, match="linear"):
+            bad(lin, labkit)
+    with pytest.raises(TypeError):
+        lin([[1.0, 2.0, 3.0]])
+
+
+@pytest.mark.parametrize("n", [1, 5, 64])
+def test_linear_bias_gradient_for_several_batch_sizes(n):
+    """The bias gradient's row of ones is kept per batch size: each size gets torch's sums."""
+    labkit.manual_seed(0)
+    lin = labkit.nn.Linear(4, 3)
+    ref = torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(_np(lin.weight)))
+        ref.bias.copy_(torch.tensor(_np(lin.bias)))
+    for size in (n, n + 1, n):
+        x = np.random.default_rng(size).standard_normal((size, 4)).astype(np.float32)
+        lin.zero_grad()
+        ref.zero_grad()
+        (lin(labkit.tensor(x)) ** 2).sum().backward()
+        (ref(torch.tensor(x)) ** 2).sum().backward()
+        np.testing.assert_allclose(_np(lin.bias.grad), _np(ref.bias.grad), rtol=1e-5)
+        lin.bias.grad.add_(1)      # .grad owns its memory (not the shared row)
+
+
+# --- optim.SGD's plain step ---------------------------------------------------------------------
+def test_plain_sgd_step_updates_in_place_as_torch(device):
+    labkit.manual_seed(0)
+    lin, ref = labkit.nn.Linear(4, 3).to(device), torch.nn.Linear(4, 3)
+    with torch.no_grad():
+        ref.weight.copy_(torch.tensor(_np(lin.weight)))
+        ref.bias.copy_(torch.tensor(_np(lin.bias)))
+    opt, topt = labkit.optim.SGD(lin.parameters(), lr=0.1), torch.optim.SGD(ref.parameters(), lr=0.1)
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    arrays = [p._data for p in lin.parameters()]
+    versions = [p._version for p in lin.parameters()]
+    (lin(labkit.tensor(x, device=device)) ** 2).sum().backward()
+    (ref(torch.tensor(x)) ** 2).sum().backward()
+    lin.bias.grad = None                      # a parameter without a gradient is left alone
+    ref.bias.grad = None
+    opt.step()
+    topt.step()
+    assert [p._data for p in lin.parameters()] == arrays
+    assert [p._version for p in lin.parameters()] == [versions[0] + 1, versions[1]]
+    for p, q in zip(lin.parameters(), ref.parameters()):
+        np.testing.assert_allclose(_np(p), _np(q), rtol=1e-6, atol=1e-7)
+
+
+def test_plain_sgd_step_refuses_a_gradient_of_another_shape():
+    w = labkit.nn.Parameter(labkit.ones(3))
+    w.grad = labkit.ones(2)
+    with pytest.raises(RuntimeError, match="shape"):
+        labkit.optim.SGD([w], lr=0.1).step()
+    np.testing.assert_array_equal(_np(w), np.ones(3))
+
+
+# --- mse_loss's two backward paths with a target of another dtype -------------------------------
+@pytest.mark.parametrize("td", ["bool", "int64", "float32"])
+def test_mse_loss_gradient_with_another_target_dtype_on_both_paths(td):
+    """The array path computes in the forward's result dtype; the Tensor path (create_graph)
+    takes a bool target too (x - t refuses bool, torch's mse_loss does not)."""
+    rng = np.random.default_rng(5)
+    xa = rng.uniform(-2, 2, (3, 2))
+    ta = (rng.uniform(-2, 2, (3, 2)) > 0 if td == "bool" else rng.uniform(-2, 2, (3, 2)) * 3
+          ).astype(td)
+    xt = torch.tensor(xa, requires_grad=True)
+    (want,) = torch.autograd.grad(torch.nn.functional.mse_loss(xt, torch.tensor(ta)), [xt])
+    for create_graph in (False, True):
+        x = labkit.tensor(xa, requires_grad=True)
+        (g,) = labkit.autograd.grad(labkit.nn.functional.mse_loss(x, labkit.tensor(ta)), [x],
+                                    create_graph=create_graph)
+        assert g.dtype == labkit.float64 and g.requires_grad is create_graph
+        np.testing.assert_allclose(_np(g), _np(want), rtol=1e-12)

@@ -31,6 +31,14 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# The global hook registries (nn/hooks.py changes them in place, never rebinds them), named
+# here so that every module call reads each with one lookup
+_GLOBAL_FORWARD_PRE = _hooks._global_forward_pre_hooks
+_GLOBAL_FORWARD = _hooks._global_forward_hooks
+_GLOBAL_BACKWARD = _hooks._global_backward_hooks
+_GLOBAL_BACKWARD_PRE = _hooks._global_backward_pre_hooks
+
+
 class Module:
     """Base class for layers and models: subclass it, register parts in __init__ (after
     super().__init__()), and compute the output in forward(). Call the module, not forward."""
@@ -58,9 +66,8 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _hooks._global_forward_pre_hooks
-                or _hooks._global_forward_hooks or _hooks._global_backward_hooks
-                or _hooks._global_backward_pre_hooks):
+                or self._backward_pre_hooks or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD
+                or _GLOBAL_BACKWARD or _GLOBAL_BACKWARD_PRE):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 

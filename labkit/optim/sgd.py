@@ -2,6 +2,7 @@
 the direction and speeds up progress along consistent slopes), Nesterov's look-ahead variant,
 and weight decay (an L2 penalty on the weights)."""
 from ..engine.grad_mode import no_grad
+from ..engine.hooks import current_tracer
 from ..engine.ops.foreach import _foreach_add_
 from .optimizer import Optimizer, run_closure
 
@@ -24,6 +25,9 @@ class SGD(Optimizer):
             for group in self.param_groups:
                 momentum = group["momentum"]
                 weight_decay, maximize = group["weight_decay"], group["maximize"]
+                if not (momentum or weight_decay or maximize) and current_tracer() is None:
+                    _plain_step(group["params"], -group["lr"])
+                    continue
                 params, steps = [], []
                 for p in group["params"]:
                     g = p.grad
@@ -49,3 +53,19 @@ class SGD(Optimizer):
         else:
             buf.mul_(momentum).add_(g, alpha=1 - dampening)
         return g.add(buf, alpha=momentum) if nesterov else buf
+
+
+def _plain_step(params, alpha):
+    """p += alpha * p.grad (alpha = -lr) for each parameter with a gradient, on arrays in one
+    loop: what _foreach_add_ does for plain SGD, about 0.5 us less per parameter (a gradient
+    of another shape or device takes _foreach_add_, which says what is wrong)."""
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        d, gd = p._data, g._data
+        if gd.shape != d.shape or g.device is not p.device:
+            _foreach_add_([p], [g], alpha=alpha)
+            continue
+        d += alpha * gd
+        p._bump_version()

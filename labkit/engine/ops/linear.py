@@ -3,14 +3,14 @@
 One node instead of three (transpose, matmul, add) keeps the graph readable and the step fast;
 its backward is still written with tensor ops, so it can be differentiated again.
 """
-from ..autocast import autocast_op
-from ..function import Function
+import numpy as _np
+
+from ..autocast import autocast_op, state as autocast_state
+from ..function import Function, _call
 from ..tensor import Tensor
-from .raw import raw
 from .table import Numpy
 from . import rules
 
-_make = Tensor._make
 
 
 def _check(x, w, b):
@@ -68,7 +68,10 @@ class Linear(Function):
         _check(x, w, b)
         ctx.save_for_backward(x, w)
         xd, wd = x._data, w._data
-        if xd.ndim == 2 and _blas(xd.dtype):
+        dt = xd.dtype
+        if xd.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4:   # BLAS: float32, float64
+            if xd.shape[1] >= 256 and _flipped(xd, wd):   # (w @ x.T).T: the same bits, sooner
+                return _flipped_product(xd, wd, b, x.device.xp)
             y = xd.dot(wd.T)                   # the same BLAS call as @, 0.6-2 us sooner
         else:
             y = xd @ wd.T
@@ -77,12 +80,30 @@ class Linear(Function):
         return y if y.dtype == x._data.dtype else y.astype(x._data.dtype)   # bfloat16
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same products on arrays."""
+        x, w = ctx.saved_arrays
+        dt = x.dtype
+        if grad.dtype is not dt:
+            return NotImplemented
+        need = ctx.needs_input_grad
+        xp = ctx._device.xp
+        if grad.ndim == 2 and dt.kind == "f" and dt.itemsize >= 4:   # a batch of rows, float32
+            return ((grad.dot(w) if need[0] else None),               # or 64: as below, written
+                    (grad.T.dot(x) if need[1] else None),             # out
+                    (_ones_row(xp, grad.shape[0], dt).dot(grad) if need[2] else None))
+        mm = _dot if _blas(dt) else xp.matmul    # as MatMul.forward, which the Tensor form calls
+        gx = (mm if grad.ndim == 2 else xp.matmul)(grad, w) if need[0] else None
+        g = grad if grad.ndim == 2 else grad.reshape(-1, grad.shape[-1])
+        gw = mm(g.T, x.reshape(-1, x.shape[-1])) if need[1] else None
+        gb = mm(xp.ones(g.shape[0], dt), g) if need[2] else None
+        return tuple(None if a is None else a if a.dtype == dt else a.astype(dt)
+                     for a in (gx, gw, gb))     # bfloat16: numpy's matmul returns float32
+
+    @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None:                      # no graph to record: the same products on arrays
-            return _backward_arrays(x, w, g, need)
         gx = grad.matmul(w) if need[0] else None
         if grad.ndim != 2:                     # a batch of any shape: fold it into rows
             grad = grad.reshape(-1, grad.shape[-1])
@@ -106,17 +127,28 @@ class Linear(Function):
         return out if b is None else out + (rules.lift(b, out.ndim - 1) if bb else b)
 
 
-def _backward_arrays(x, w, g, need):
-    """Linear.backward on arrays (raw.py)."""
-    xp, dt = x.device.xp, x._data.dtype
-    mm = _dot if _blas(dt) else xp.matmul      # as MatMul.forward, which the Tensor form calls
-    gx = (mm if g.ndim == 2 else xp.matmul)(g, w._data) if need[0] else None
-    if g.ndim != 2:
-        g = g.reshape(-1, g.shape[-1])
-    gw = mm(g.T, x._data.reshape(-1, x._data.shape[-1])) if need[1] else None
-    gb = mm(xp.ones(g.shape[0], dt), g) if need[2] else None
-    return tuple(None if a is None else _make(a if a.dtype == dt else a.astype(dt), x.device)
-                 for a in (gx, gw, gb))      # bfloat16: numpy's matmul returns float32
+def _flipped(xd, wd):
+    """Whether x @ w.T is computed sooner as (w @ x.T).T, then copied to row-major order.
+    OpenBLAS (sgemm, as numpy ships it) multiplies a row-major x by a transposed w slowly
+    when the batch is small and the layer wide: 64x1000 @ (100x1000).T takes about 175 us,
+    (100x1000 @ (64x1000).T).T 158 (then 2 us to reorder), as x @ w for w stored (in, out)
+    takes 139. The rule is this machine's measurement (benchmarks/w1_nn.py), kept to
+    float32, where the two products give the same bits (checked on 300 random shapes with
+    1 and 2 threads: float64's dgemm kernels round differently, and results must not change
+    with the route taken)."""
+    n, k = xd.shape
+    m = wd.shape[0]
+    return (xd.dtype.itemsize == 4 and 16 <= n <= 64 and k >= 256 and m >= 100
+            and type(xd) is _np.ndarray and xd.flags.c_contiguous and wd.flags.c_contiguous)
+
+
+def _flipped_product(xd, wd, b, xp):
+    y = xp.empty((xd.shape[0], wd.shape[0]), xd.dtype)
+    if b is None:
+        xp.copyto(y, wd.dot(xd.T).T)
+    else:
+        xp.add(wd.dot(xd.T).T, b._data, out=y)   # the bias added while reordering
+    return y
 
 
 def _blas(dt):
@@ -128,8 +160,37 @@ def _dot(a, b):
     return a.dot(b)
 
 
+_ONES = {}   # (n, dtype) -> a read-only row of n ones (numpy), for the bias gradient
+
+
+def _ones_row(xp, n, dt):
+    """n ones of dtype dt: the bias gradient is ones @ grad (column sums, as one product);
+    numpy's row is made once per batch size (0.4 us a call otherwise)."""
+    if xp is not _np:
+        return xp.ones(n, dt)
+    row = _ONES.get((n, dt))
+    if row is None:
+        if len(_ONES) > 64:
+            _ONES.clear()
+        row = _ONES[n, dt] = _np.ones(n, dt)
+        row.flags.writeable = False
+    return row
+
+
 def _ones(grad):
     return Tensor._make(grad.device.xp.ones(grad._data.shape[0], grad._data.dtype), grad.device)
+
+
+def linear_layer(input, weight, bias):
+    """linear as nn.Linear calls it (its parameters are tensors): autocast checked inline and
+    apply's argument scan written out, about 0.5 us less per layer."""
+    if autocast_state.dtypes or not isinstance(input, Tensor):
+        return linear(input, weight, bias)
+    device = input.device
+    if weight.device is not device or (bias is not None and bias.device is not device):
+        return Linear.apply(input, weight, bias)    # it names both devices
+    return _call(Linear, (input, weight, bias), device,
+                 input._rg or weight._rg or (bias is not None and bias._rg))
 
 
 @autocast_op("linear")

@@ -4,7 +4,6 @@ it and the training step short; backward is torch's 2 (input - target) * grad (/
 written with Tensor ops so that it can be differentiated again."""
 from ..function import Function
 from .common import operands
-from .raw import raw, wrap
 from . import rules
 
 
@@ -35,18 +34,22 @@ class MseLoss(Function):
         return xp.asarray(sq.mean())           # float16 (summed in float32), bfloat16
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        """The same formula on arrays, in the forward's result dtype."""
+        a, b = operands(*ctx.saved_tensors)
+        need = ctx.needs_input_grad
+        xp = ctx._device.xp
+        d = xp.asarray(a - b)                  # broadcast shape: the engine sums it back
+        d *= _norm(ctx.reduction, d.size)
+        d *= grad
+        return (d if need[0] else None), (xp.asarray(-d) if need[1] else None), None
+
+    @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None:                      # no graph to record: on arrays (raw.py)
-            a, b = operands(x, t)
-            xp = x.device.xp
-            d = xp.asarray(a - b)              # broadcast shape: the engine sums it back
-            d *= _norm(ctx.reduction, d.size)
-            d *= g
-            return (wrap(d, x) if need[0] else None), \
-                (wrap(xp.asarray(-d), x) if need[1] else None), None
+        if t._data.dtype.kind == "b":          # (a bool target: x - t refuses it, as torch)
+            t = t.to(x.dtype)
         diff = x - t
         gx = diff * _norm(ctx.reduction, diff.numel()) * grad
         return (gx if need[0] else None), (-gx if need[1] else None), None

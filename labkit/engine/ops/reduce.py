@@ -4,9 +4,8 @@ import contextlib
 
 import numpy as np
 
-from ..function import Function
+from ..function import Function, _call
 from ..tensor import Tensor, tensor_method
-from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -50,7 +49,8 @@ def _expand_back(grad, shape, dims, keepdim):
 
 
 def _expand_arrays(g, shape, dims, keepdim, xp):
-    """_expand_back on arrays (raw.py): a read-only broadcast view, as the Tensor form gives."""
+    """_expand_back on arrays (backward_arrays): a read-only broadcast view, as the Tensor
+    form gives."""
     if type(g) is np.ndarray and g.ndim == 0 and g.dtype.kind == "f":
         # a loss's sum or mean: every stride 0, built directly (broadcast_to's wrapper: 3 us)
         out = np.ndarray(shape, g.dtype, g, 0, (0,) * len(shape))
@@ -94,11 +94,11 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = raw(grad)
-        if g is not None:
-            return wrap(_expand_arrays(g, ctx.shape, ctx.dims, ctx.keepdim, grad.device.xp),
-                        grad), None, None
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        return _expand_arrays(grad, ctx.shape, ctx.dims, ctx.keepdim, ctx._device.xp), None, None
 
     jvp = classmethod(rules.same_op)
     vmap = classmethod(rules.dims_after_batch)
@@ -139,12 +139,15 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g = raw(grad)
-        if g is not None and ctx.n:        # (n = 0: the Tensor form's nan, without a warning)
-            xp = grad.device.xp
-            return wrap(_expand_arrays(xp.asarray(g / ctx.n), ctx.shape, ctx.dims, ctx.keepdim,
-                                       xp), grad), None, None
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        if not ctx.n:                      # n = 0: the Tensor form's nan, without a warning
+            return NotImplemented
+        xp = ctx._device.xp
+        return _expand_arrays(xp.asarray(grad / ctx.n), ctx.shape, ctx.dims, ctx.keepdim,
+                              xp), None, None
 
     jvp = classmethod(rules.same_op)
     vmap = classmethod(rules.dims_after_batch)
@@ -412,6 +415,8 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     if dim is None:
+        if isinstance(x, Tensor):          # x.sum(), a loss: straight to the op
+            return _call(SumAll, (x, None, False), x.device, x._rg)
         return SumAll.apply(x, None, False)
     return Sum.apply(x, _dims(dim, x._data.ndim), keepdim)
 

@@ -326,9 +326,10 @@ def _norm_dim(dim, ndim, name):
 
 
 @tensor_method("reshape")
-def reshape(x, *shape):
-    """The same elements in a new shape (a view when the memory layout allows)."""
-    shape = _shape_arg(shape)
+def reshape(x, *sizes, shape=None):
+    """The same elements in a new shape (a view when the memory layout allows); the shape as
+    sizes, a tuple, or shape= (torch's keyword)."""
+    shape = _shape_arg(sizes if shape is None else (shape,))
     out = Reshape.apply(x, shape)
     if x._data.flags.c_contiguous or x.device.xp.may_share_memory(out._data, x._data):
         return _as_view(out, x, Reshape, (shape,))
@@ -336,8 +337,8 @@ def reshape(x, *shape):
 
 
 @tensor_method("view")
-def view(x, *shape):
-    shape = _shape_arg(shape)
+def view(x, *sizes, size=None):
+    shape = _shape_arg(sizes if size is None else (size,))
     if not x._data.flags.c_contiguous and x._data.size > 1 and not _viewable(x._data, shape):
         raise RuntimeError(
             f"view: this tensor of shape {tuple(x.shape)} is not contiguous in memory (it was "
@@ -400,7 +401,8 @@ Tensor.mT = property(_mT, doc="Transpose of the last two dims.")
 
 
 @tensor_method("permute")
-def permute(x, *dims):
+def permute(x, *order, dims=None):
+    dims = order if dims is None else (dims,)
     if not dims:
         raise TypeError("permute() missing 1 required positional arguments: \"dims\" (for a "
                         "0-d tensor, x.permute(()) is the identity).")
@@ -408,8 +410,8 @@ def permute(x, *dims):
 
 
 @tensor_method("expand")
-def expand(x, *shape):
-    shape = _shape_arg(shape)
+def expand(x, *sizes, size=None):
+    shape = _shape_arg(sizes if size is None else (size,))
     lead = len(shape) - x._data.ndim
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater "
