@@ -54,6 +54,23 @@ __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
+from .conv3d import Conv3d  # noqa: E402
+__all__ += ["Conv3d"]
+from .loss_margin import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa
+                          MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                          PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+__all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+            "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+            "TripletMarginLoss"]
+from .modules_extra import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, Fold,  # noqa: E402
+                            Hardshrink, LocalResponseNorm, Softmax2d, Softshrink, Threshold,
+                            Unfold)
+__all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Bilinear", "Fold", "Hardshrink",
+            "LocalResponseNorm", "Softmax2d", "Softshrink", "Threshold", "Unfold"]
+from .data_parallel import DataParallel  # noqa: E402
+__all__ += ["DataParallel"]
+from .modules_extra import AdaptiveAvgPool3d, AvgPool3d, MaxPool3d  # noqa: E402
+__all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

@@ -14,6 +14,9 @@ _PAD_MODES = {"zeros", "reflect", "replicate", "circular"}
 def _tuple(v, k, name, what):
     if k == 2:
         return pair(v, name, what)
+    if k == 3:
+        from ..engine.ops.conv3d import triple
+        return triple(v, name, what)
     v = v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v
     if not isinstance(v, int):
         raise TypeError(f"{name}: {what} must be an int, got {v!r}.")

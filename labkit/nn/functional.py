@@ -94,6 +94,25 @@ from .attention import multi_head_attention_forward, scaled_dot_product_attentio
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 from .functional_distance import cosine_similarity, pairwise_distance  # noqa: E402
 __all__ += ["cosine_similarity", "pairwise_distance"]
+from .functional_grid import affine_grid, grid_sample  # noqa: E402
+__all__ += ["affine_grid", "grid_sample"]
+from ..engine.ops.conv3d import conv3d  # noqa: E402
+__all__ += ["conv3d"]
+from .functional_loss_margin import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
+                                     hinge_embedding_loss, margin_ranking_loss,
+                                     multi_margin_loss, multilabel_soft_margin_loss,
+                                     poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+            "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+from .functional_extra import (adaptive_max_pool1d, adaptive_max_pool1d_with_indices,  # noqa
+                               adaptive_max_pool2d, adaptive_max_pool2d_with_indices, bilinear,
+                               hardshrink, local_response_norm, softshrink, threshold,
+                               threshold_)
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "bilinear", "hardshrink",
+            "local_response_norm", "softshrink", "threshold"]
+from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d  # noqa: E402
+__all__ += ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401

@@ -200,3 +200,8 @@ def eye_(tensor):
         i = arange(n, device=tensor.device)
         tensor[i, i] = 1
     return tensor
+
+
+from .init_extra import dirac_, sparse_  # noqa: E402,F401
+from .init_extra import (constant, dirac, eye, kaiming_normal, kaiming_uniform,  # noqa: E402,F401
+                         normal, orthogonal, sparse, uniform, xavier_normal, xavier_uniform)

@@ -18,6 +18,9 @@ from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler",
            "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS"]
+from .asgd import ASGD  # noqa: E402
+from .rprop import Rprop  # noqa: E402
+__all__ += ["ASGD", "Rprop"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

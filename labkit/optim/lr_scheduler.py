@@ -505,6 +505,9 @@ class ReduceLROnPlateau(LRScheduler):
         return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" \
             else a > best + self.threshold
 
+from .lr_scheduler_extra import (ChainedScheduler, ConstantLR, CyclicLR,  # noqa: E402,F401
+                                 MultiplicativeLR, PolynomialLR)
+
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402
 __getattr__ = module_getattr(__name__, "torch.optim.lr_scheduler")

@@ -5,6 +5,8 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
            "vector_to_parameters", "rnn"]
+from .grad_norm import clip_grad_norm, clip_grads_with_norm_, get_total_norm  # noqa: E402
+__all__ += ["clip_grad_norm", "clip_grads_with_norm_", "get_total_norm"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ...engine.unsupported import module_getattr  # noqa: E402
