@@ -21,6 +21,8 @@ from .engine.ops.reduce import (amax, amin, argmax, argmin, max, mean, min, std,
 from .engine.ops.select import maximum, minimum, where  # noqa: F401
 from .engine.ops.shape import (clone, flatten, permute, reshape, squeeze, t,  # noqa: F401
                                transpose, unsqueeze)
+from .engine.ops.shape import ravel, select  # noqa: F401
+from .engine.ops.index import take  # noqa: F401
 from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)

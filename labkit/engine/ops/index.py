@@ -9,6 +9,31 @@ from .shape import _as_view
 from . import rules
 
 
+def _as_tuple(idx, ndim):
+    """torch's reading of a non-tuple sequence index (numpy's old rule): a list of fewer than 32
+    items holding a sequence, slice, tensor, None or Ellipsis is a tuple of indices
+    (x[[[0, 1]]] is x[[0, 1]], x[[[0], [1]]] is x[[0], [1]]); a list of numbers is one index."""
+    if isinstance(idx, list) and len(idx) < 32 and any(
+            isinstance(i, (list, tuple, slice, Tensor, np.ndarray, str)) or i is None
+            or i is Ellipsis for i in idx):
+        idx = tuple(idx)
+    if isinstance(idx, tuple) and sum(1 for i in idx if i is Ellipsis) > 1:
+        idx = _spell_out_ellipses(idx, ndim)
+    return idx
+
+
+def _spell_out_ellipses(idx, ndim):
+    """torch accepts several Ellipsis in one index: each stands for the dims no other item
+    names (x[..., 0, ...] on a 3-d x is x[:, :, 0]); spelled out here as slices."""
+    named = sum(_item_axes(i) for i in idx if i is not Ellipsis)
+    out = []
+    for i in idx:
+        out.extend([slice(None)] * max(ndim - named, 0) if i is Ellipsis else [i])
+    while out and out[-1] == slice(None) and sum(_item_axes(i) for i in out) > ndim:
+        out.pop()                  # trailing full slices past the last dim select nothing
+    return tuple(out)
+
+
 def _index_arrays(idx, x):
     """Turn tensors inside an index into arrays; check index dtypes, devices and slice steps."""
     if isinstance(idx, tuple):
@@ -170,12 +195,43 @@ def _add_at(xp, arr, idx, value):
         xp.add.at(arr[parts[0]], parts[1], value)
 
 
-def _int_array_index(idx):
-    """Whether torch's setitem goes through index_put_ (which wants equal dtypes): any index
-    but a lone bool mask (torch's masked_fill path) beside ints, slices, None, Ellipsis."""
+def _index_put_wants_same_dtype(idx, value):
+    """Whether torch's x[idx] = value goes through index_put_, which wants value's dtype to be
+    x's: when idx holds an index tensor (a tensor that is not a 0-d integer, a list, or a
+    Python bool or 0-d bool tensor inside it, which torch turns into a long index), unless
+    it is a lone bool mask and value has one element (then torch calls masked_fill_). A bare
+    int, slice, None, Ellipsis, True or False copies with conversion."""
+    if not isinstance(idx, tuple):
+        if idx is None or idx is Ellipsis or isinstance(idx, (bool, int, slice, np.integer)):
+            return False
+        idx = (idx,)
+    tensors, masks = 0, 0
+    for i in idx:
+        if isinstance(i, Tensor):
+            if i._data.ndim == 0 and i._data.dtype.kind in "iu":
+                continue                      # a 0-d integer tensor selects, as an int
+            tensors += 1
+            masks += i._data.ndim > 0 and i._data.dtype.kind == "b"
+        elif isinstance(i, (list, tuple, np.ndarray, bool, np.bool_)):
+            tensors += 1
+            masks += isinstance(i, (list, tuple, np.ndarray)) and np.asarray(i).dtype.kind == "b" \
+                and np.asarray(i).ndim > 0
+    return tensors > 0 and not (tensors == 1 and masks == 1 and value.numel() == 1)
+
+
+def _clipped(arr, idx):
+    """idx with its integer arrays clipped into range (dims of size 0 left alone)."""
     items = idx if isinstance(idx, tuple) else (idx,)
-    arrays = [i for i in items if hasattr(i, "dtype")]
-    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b")
+    shape, axis, out = arr.shape, 0, []
+    for i in items:
+        if i is Ellipsis:
+            axis += len(shape) - sum(_axes_used(j) for j in items)
+        elif hasattr(i, "dtype") and i.dtype.kind in "iu" and i.size and axis < len(shape) \
+                and shape[axis]:
+            i = i.clip(-shape[axis], shape[axis] - 1)
+        out.append(i)
+        axis += _axes_used(i)
+    return tuple(out) if isinstance(idx, tuple) else out[0]
 
 
 def _is_basic(idx):
@@ -296,6 +352,7 @@ class IndexPut(Function):
 
 @tensor_method("__getitem__")
 def getitem(x, idx):
+    idx = _as_tuple(idx, x._data.ndim)
     raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
@@ -341,6 +398,7 @@ def _guard(out, raw):
 def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
+    idx = _as_tuple(idx, x._data.ndim)
     if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
         value = fill_value(x._data.dtype, value)   # refused before the index is read
     else:
@@ -351,14 +409,22 @@ def setitem(x, idx, value):
             while shape and shape[0] == 1:
                 shape.pop(0)
             value = value.reshape(shape)
-    idx = _index_arrays(idx, x)
+    raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
-    if isinstance(value, Tensor) and value.dtype != x.dtype and _int_array_index(idx):
-        _get(x._data, idx)                   # an out-of-range index is reported first, as torch
+    if isinstance(value, Tensor) and value.dtype != x.dtype and \
+            _index_put_wants_same_dtype(raw, value):
+        try:      # as torch: a bad int, mask shape or index broadcast is reported first, an
+            target = _get(x._data, _clipped(x._data, idx))   # index array out of range after
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+        if tuple(np.broadcast_shapes(target.shape, value._data.shape)) != target.shape:
+            raise RuntimeError(f"x[idx] = value: shape mismatch: value tensor of shape "
+                               f"{list(value.shape)} cannot be broadcast to indexing result of "
+                               f"shape {list(target.shape)}.")
         raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
                            f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
                            f"Convert first: x[idx] = value.to(x.dtype).")
@@ -374,3 +440,25 @@ def setitem(x, idx, value):
                                f"{tuple(getattr(value, 'shape', ()))} into x of shape "
                                f"{tuple(x.shape)} at this index: {e}.") from None
     inplace(x, "setitem", write, IndexPut, idx, value)
+
+
+@tensor_method("take")
+def take(input, index):
+    """input's elements at flat positions `index` (as if input were 1-D); the result has
+    index's shape. Negative positions count from the end."""
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" \
+            or index._data.dtype == np.uint8:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{getattr(index, 'dtype', type(index).__name__)}. Convert with "
+                           "index.long().")
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor (shape "
+                         f"{tuple(input.shape)}) with a non-empty index.")
+    if index.numel():
+        lo, hi = int(index._data.min()), int(index._data.max())
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"take(): index {bad} out of range for tensor of size "
+                             f"{list(input.shape)} ({n} elements).")
+    return input.reshape(-1)[index]

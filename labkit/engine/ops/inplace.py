@@ -42,7 +42,9 @@ def inplace(x, name, write, fn_cls, *args):
             f"{name}: a leaf tensor that requires grad is being changed in place. autograd "
             "needs the original value. Wrap parameter updates in `with labkit.no_grad():`, "
             "or use the out-of-place form (w = w - lr * g).")
-    if base is not None and base._rg and base.grad_fn is None:
+    if base is not None and base.grad_fn is None and (base._rg or x._rg):
+        # torch's rule: a view that requires grad, of a leaf (x = arange(6.).view(2, 3)
+        # .requires_grad_() is such a leaf; its views may not be changed in place either)
         raise RuntimeError(
             f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
             "being changed in place; autograd needs the leaf's original value. Wrap parameter "

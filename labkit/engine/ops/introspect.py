@@ -26,6 +26,19 @@ def stride(x, dim=None):
     return s if dim is None else s[dim]
 
 
+@tensor_method("storage_offset")
+def storage_offset(x):
+    """How many elements into its memory block x starts (a view's offset in its base)."""
+    d, owner = x._data, x._data
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if not hasattr(owner, "dtype") or owner.size == 0 or d.size == 0:
+        return 0
+    start = data_ptr(x) - (owner.__array_interface__["data"][0]
+                           if hasattr(owner, "__array_interface__") else owner.data.ptr)
+    return start // d.itemsize
+
+
 def _itemsize(x):
     return x._data.dtype.itemsize
 

@@ -450,6 +450,27 @@ def unsqueeze(x, dim):
     return _view(Unsqueeze, x, _norm_dim(dim, nd, "unsqueeze"))
 
 
+@tensor_method("select")
+def select(x, dim, index):
+    """x[..., index, ...] at dim (a view without that dim), as torch.select."""
+    nd = x._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _norm_dim(dim, nd, "select")
+    n = x._data.shape[dim]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    return x[(slice(None),) * dim + (index,)]
+
+
+@tensor_method("ravel")
+def ravel(x):
+    """The elements as 1-D: a view when x is contiguous, else a copy (as torch)."""
+    return reshape(x, -1)
+
+
 @tensor_method("clone")
 def clone(x):
     """A copy with its own memory; gradients flow through it."""
