@@ -149,6 +149,8 @@ def _checked(name, x, write):
 
 def _binary(name, ufunc, fn_cls, dunder):
     def op(x, other, alpha=1):
+        if ufunc == "subtract":
+            arithmetic._check_bool(name, x, other)     # as torch: no bool subtraction
         if alpha != 1:
             other = other * alpha
         if isinstance(other, Tensor):

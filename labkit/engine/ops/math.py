@@ -9,6 +9,7 @@ import math
 
 from ..function import Function, unary_op
 from ..creation import zeros_like
+from ..promotion import result_np
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
 from .table import UNSUPPORTED
@@ -390,10 +391,11 @@ class Remainder(Function):
 
 
 def _check_not_bool(name, a, b):
-    if all(isinstance(t, Tensor) and t._data.dtype.kind == "b" for t in (a, b)) or \
-            (isinstance(a, Tensor) and a._data.dtype.kind == "b" and isinstance(b, bool)):
-        raise RuntimeError(f"{name}: not supported on bool tensors; convert first, e.g. "
-                           "mask.long().")
+    """torch has no bool kernel for //, %, fmod and rounded div: a bool result type (bool with
+    bool, or with a Python bool) is refused, as torch does (NotImplementedError)."""
+    if result_np(a, b).kind == "b":
+        raise NotImplementedError(f"{name}: not implemented for bool operands (as in torch); "
+                                  "convert first, e.g. mask.long().")
 
 
 sinh = tensor_method("sinh")(unary_op(Sinh))
