@@ -59,6 +59,9 @@ def _scalar_np(x):
     if isinstance(x, (bool, np.bool_)):
         return _b
     if isinstance(x, (int, np.integer)):
+        if not -0x8000000000000000 <= x <= 0x7FFFFFFFFFFFFFFF:
+            raise OverflowError(f"int too big to convert: {x} does not fit int64, the widest "
+                                "integer a tensor holds (as torch). Use a float: float(x).")
         return _i64
     if isinstance(x, (float, np.floating)):
         return defaults.float   # float32 unless set_default_dtype changed it

@@ -412,8 +412,8 @@ class Std(Function):
 @tensor_method("sum")
 def sum(x, dim=None, keepdim=False, dtype=None):
     """Sum of all elements, or along dim (an int or a tuple of ints)."""
-    if dtype is not None:
-        x = x.to(dtype)
+    if dtype is not None:    # as torch: the sum is computed and returned in dtype (int8 wraps)
+        return sum(x.to(dtype), dim, keepdim).to(dtype)
     if dim is None:
         return SumAll.apply(x, None, False)
     return Sum.apply(x, _dims(dim, x._data.ndim), keepdim)
@@ -427,7 +427,9 @@ def _float_only(name, x):
 
 
 @tensor_method("mean")
-def mean(x, dim=None, keepdim=False):
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:    # as torch: x converted to dtype first (mean(dtype=float32) of ints)
+        x = x.to(dtype)
     _float_only("mean", x)
     if dim is None:
         return MeanAll.apply(x, _dims(None, x._data.ndim), False)

@@ -49,7 +49,8 @@ def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
         input = input.to(dtype)
-    return CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+    out = CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+    return out if dtype is None else out.to(dtype)   # dtype=int32 stays int32 (not int64)
 
 
 class CumProd(Function):
@@ -90,7 +91,8 @@ def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
         input = input.to(dtype)
-    return CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
+    out = CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
+    return out if dtype is None else out.to(dtype)
 
 
 class Prod(Function):
@@ -135,8 +137,8 @@ def _prod(x, dims):
 @autocast_op("prod")
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product of all elements, or along one dim."""
-    if dtype is not None:
-        input = input.to(dtype)
+    if dtype is not None:    # computed and returned in dtype (int16 wraps), as torch
+        return prod(input.to(dtype), dim, keepdim).to(dtype)
     nd = input._data.ndim
     if dim is None:
         return ProdAll.apply(input, tuple(range(nd)), False)
