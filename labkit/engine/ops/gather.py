@@ -257,19 +257,25 @@ class IndexAddNew(Function):
 def index_select(input, dim, index):
     """The slices of input at the positions `index` (1-D) along dim."""
     dim = _one_dim(dim, input._data.ndim, "index_select")
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
-        got = (f"{index.dtype} of shape {tuple(index.shape)}" if isinstance(index, Tensor)
-               else type(index).__name__)
-        raise IndexError(f"index_select(): index must be a 1-D (or 0-d) integer tensor, got "
-                         f"{got}.")
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or \
+            index._data.dtype.itemsize < 4:     # torch: int32 or int64 only
+        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
+        raise (TypeError if not isinstance(index, Tensor) else RuntimeError)(
+            f"index_select(): Expected dtype int32 or int64 for index, got {got}. Convert "
+            "with index.long().")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector (1-D or 0-d), got "
+                         f"shape {tuple(index.shape)}; flatten it with index.reshape(-1).")
     if index.device is not input.device:
         raise RuntimeError(f"index_select(): index is on {index.device} but input is on "
                            f"{input.device}; move it with index.to(input.device).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
     if i.size and bool(((i < 0) | (i >= n)).any()):
-        raise IndexError(f"index_select(): index out of range in self: indices must be in "
-                         f"0..{n - 1} for dim {dim} of shape {tuple(input.shape)}.")
+        # torch's dim-0 kernel raises IndexError, its kernel for other dims RuntimeError
+        raise (IndexError if dim == 0 else RuntimeError)(
+            f"index_select(): index out of range in self: indices must be in 0..{n - 1} for "
+            f"dim {dim} of shape {tuple(input.shape)}.")
     return IndexSelect.apply(input, dim, index)
 
 

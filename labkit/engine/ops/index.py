@@ -421,7 +421,11 @@ def setitem(x, idx, value):
             target = _get(x._data, _clipped(x._data, idx))   # index array out of range after
         except IndexError as e:
             raise _index_error(x, idx, e) from None
-        if tuple(np.broadcast_shapes(target.shape, value._data.shape)) != target.shape:
+        try:
+            fits = tuple(np.broadcast_shapes(target.shape, value._data.shape)) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
             raise RuntimeError(f"x[idx] = value: shape mismatch: value tensor of shape "
                                f"{list(value.shape)} cannot be broadcast to indexing result of "
                                f"shape {list(target.shape)}.")
