@@ -216,6 +216,8 @@ class Floor(Function):
     @classmethod
     def forward(cls, ctx, x):
         d = _not_bool(cls.fn, x)
+        if d.dtype.kind == "V":              # bfloat16: numpy has no loop for it (it would
+            return getattr(x.device.xp, cls.fn)(d.astype("float32")).astype(d.dtype)  # pass)
         if d.dtype.kind != "f":
             return d.copy()
         return getattr(x.device.xp, cls.fn)(d)
@@ -244,6 +246,8 @@ class Round(Function):
     @staticmethod
     def forward(ctx, x, decimals):
         d = _not_bool("round", x)
+        if d.dtype.kind == "V":              # bfloat16: rounded in float32, as torch
+            return x.device.xp.round(d.astype("float32"), decimals).astype(d.dtype)
         if d.dtype.kind != "f":
             return d.copy()
         return x.device.xp.round(d, decimals)
@@ -259,9 +263,11 @@ class Frac(Function):
 
     @staticmethod
     def forward(ctx, x):
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"frac: expected a floating-point tensor, got {x.dtype}.")
-        return x._data - x.device.xp.trunc(x._data)
+        d = x._data
+        return d - x.device.xp.trunc(d.astype("float32")).astype(d.dtype) \
+            if d.dtype.kind == "V" else d - x.device.xp.trunc(d)
 
     @staticmethod
     def backward(ctx, grad):
