@@ -65,15 +65,17 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
-        d, i = x._data, index._data
+        ctx.dim, ctx.shape = dim, x._data.shape
+        ctx.save_for_backward(x, index)   # as torch: changing either in place, then backward,
+        d, i = x._data, index._data         # raises (a changed index would misplace grads)
         if d.ndim == 0:
             return d.reshape(i.shape).copy() if i.ndim == 0 else d.reshape(1)[i]
         return d[_positions(x.device.xp, i, dim)]
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+        _, index = ctx.saved_tensors
+        return ScatterAddNew.apply(grad, ctx.dim, index, ctx.shape), None, None
 
 
 class ScatterAddNew(Function):
@@ -108,7 +110,8 @@ class Scatter(Function):
     def forward(ctx, x, dim, index, src):
         out = x._data.copy()
         i = index._data
-        ctx.dim, ctx.index = dim, index
+        ctx.dim = dim
+        ctx.save_for_backward(index)      # version-checked, as torch
         ctx.src_shape = src._data.shape if isinstance(src, Tensor) else ()
         v = _lead(src._data, i.shape) if isinstance(src, Tensor) else src
         if out.ndim == 0:
@@ -121,7 +124,7 @@ class Scatter(Function):
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
-        index, dim = ctx.index, ctx.dim
+        (index,), dim = ctx.saved_tensors, ctx.dim
         gx = scatter(grad, dim, index, 0.0) if need[0] else None
         gs = None
         if need[3]:
@@ -136,14 +139,16 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         out = x._data.copy()
-        ctx.dim, ctx.index, ctx.src_shape = dim, index, src._data.shape
+        ctx.dim, ctx.src_shape = dim, src._data.shape
+        ctx.save_for_backward(index)      # version-checked, as torch
         _add_at(x.device.xp, out, dim, index._data, _lead(src._data, index._data.shape))
         return out
 
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
-        gs = _pad_to(gather(grad, ctx.dim, ctx.index), ctx.src_shape) if need[3] else None
+        (index,) = ctx.saved_tensors
+        gs = _pad_to(gather(grad, ctx.dim, index), ctx.src_shape) if need[3] else None
         return (grad if need[0] else None), None, None, gs
 
 
@@ -224,14 +229,16 @@ class IndexSelect(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
+        ctx.dim, ctx.shape = dim, x._data.shape
+        ctx.save_for_backward(index)      # version-checked, as torch
         d = x._data if x._data.ndim else x._data.reshape(1)
         out = x.device.xp.take(d, index._data.reshape(-1), axis=dim)
         return out.reshape(()) if x._data.ndim == 0 else out
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+        (index,) = ctx.saved_tensors
+        return IndexAddNew.apply(grad, ctx.dim, index, ctx.shape), None, None
 
 
 class IndexAddNew(Function):

@@ -49,6 +49,12 @@ def inplace(x, name, write, fn_cls, *args):
             f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
             "being changed in place; autograd needs the leaf's original value. Wrap parameter "
             "updates in `with labkit.no_grad():`, or .clone() the view and change the copy.")
+    if getattr(x, "_multi_output", None):
+        raise RuntimeError(
+            f"{name}: {x._multi_output} is a view and is being modified inplace. This view is "
+            "the output of a function that returns multiple views (unbind); such views may not "
+            "be changed in place while autograd records (as in torch). Use the out-of-place "
+            "form, or .clone() the view first.")
     if base is not None and x._view_of is None:
         raise RuntimeError(
             f"{name}: in-place change of this view of a tensor that requires grad is not "

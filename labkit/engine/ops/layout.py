@@ -22,7 +22,10 @@ def unbind(input, dim=0):
         raise IndexError("unbind: a 0-d tensor has no dimension to unbind; use .item().")
     dim = _norm_dim(dim, input._data.ndim, "unbind")
     lead = (slice(None),) * dim
-    return tuple(input[lead + (i,)] for i in range(input._data.shape[dim]))
+    out = tuple(input[lead + (i,)] for i in range(input._data.shape[dim]))
+    for i, t in enumerate(out):     # torch refuses in-place changes to them while recording
+        t._multi_output = f"Output {i} of Unbind"
+    return out
 
 
 @tensor_method("narrow")
