@@ -347,3 +347,13 @@ def _fill_value(x, value):
                                "value, x) to fill from a tensor.")
         return value if value.dtype == x.dtype else value.to(x.dtype)
     return fill_value(x._data.dtype, value)
+
+
+@tensor_method("clamp_min_")
+def clamp_min_(x, min):
+    return clamp_(x, min=min)
+
+
+@tensor_method("clamp_max_")
+def clamp_max_(x, max):
+    return clamp_(x, max=max)

@@ -5,6 +5,7 @@ Each view remembers how it was made (`_view_of = (parent, op, args)`), and each 
 `put_back(parent, new_view, *args)`: the parent's new value once the view holds `new_view`. The
 in-place ops use both to record x.add_(1) on a view as a change of its base, as torch does.
 """
+import copy
 import weakref
 
 from ..function import Function
@@ -480,3 +481,42 @@ def clone(x):
 @tensor_method("contiguous")
 def contiguous(x):
     return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
+
+
+def _inplace_view(x, name, make):
+    """x.t_(), x.unsqueeze_(0) ...: x itself takes the view's shape and history (torch's
+    in-place view ops: the memory is the same, the version goes up)."""
+    from ..grad_mode import mode
+    if mode.enabled and x._rg and x.grad_fn is None:
+        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
+                           "in-place operation. Use the out-of-place form (x = x.t()), or wrap "
+                           "it in `with labkit.no_grad():`.")
+    old = copy.copy(x)               # x as it was: data, history, view links
+    out = make(old)
+    x._data = out._data
+    if out.grad_fn is not None:
+        x.grad_fn, x._out_idx = out.grad_fn, out._out_idx
+    if x._view_of is not None:       # still a view of the same base, one op further
+        x._view_of, x._hist_v = out._view_of, out._hist_v
+    x._bump_version()
+    return x
+
+
+@tensor_method("t_")
+def t_(x):
+    return _inplace_view(x, "t_", t)
+
+
+@tensor_method("transpose_", "swapaxes_", "swapdims_")
+def transpose_(x, dim0, dim1):
+    return _inplace_view(x, "transpose_", lambda y: transpose(y, dim0, dim1))
+
+
+@tensor_method("unsqueeze_")
+def unsqueeze_(x, dim):
+    return _inplace_view(x, "unsqueeze_", lambda y: unsqueeze(y, dim))
+
+
+@tensor_method("squeeze_")
+def squeeze_(x, dim=None):
+    return _inplace_view(x, "squeeze_", lambda y: squeeze(y, dim))
