@@ -24,7 +24,7 @@ def _check_index(name, x, dim, index, src=None):
                            "must have the same number of dimensions.")
     xs, ishape = x._data.shape or (1,), index._data.shape or (1,)
     for d, (n_i, n_x) in enumerate(zip(ishape, xs)):
-        if d != dim and n_i > n_x:
+        if d != dim and n_i > n_x and index._data.size:   # an empty index: torch skips this
             raise RuntimeError(f"{name}(): index {tuple(index.shape)} is larger than input "
                                f"{tuple(x.shape)} in dimension {d} (only dim {dim} may differ).")
     if src is not None and isinstance(src, Tensor):
@@ -278,6 +278,9 @@ def index_select(input, dim, index):
                            f"{input.device}; move it with index.to(input.device).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
+    if input._data.ndim == 0 and i.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{i.size} value(s).")
     if i.size and bool(((i < 0) | (i >= n)).any()):
         # torch's dim-0 kernel raises IndexError, its kernel for other dims RuntimeError
         raise (IndexError if dim == 0 else RuntimeError)(

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..function import Function
+from ..promotion import check_grad_dtype
 from ..tensor import Tensor, tensor_method
 from .raw import raw, wrap
 from .table import Numpy
@@ -413,6 +414,7 @@ class Std(Function):
 def sum(x, dim=None, keepdim=False, dtype=None):
     """Sum of all elements, or along dim (an int or a tuple of ints)."""
     if dtype is not None:    # as torch: the sum is computed and returned in dtype (int8 wraps)
+        check_grad_dtype("sum", x, dtype)
         return sum(x.to(dtype), dim, keepdim).to(dtype)
     if dim is None:
         return SumAll.apply(x, None, False)

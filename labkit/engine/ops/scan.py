@@ -7,6 +7,7 @@ elements, computed without dividing by zero when some elements are zero.
 from ..autocast import autocast_op
 from ..dtype import bool_
 from ..function import Function
+from ..promotion import check_grad_dtype
 from ..tensor import tensor_method
 from .reduce import _dims, _opmath
 
@@ -48,6 +49,7 @@ class CumSum(Function):
 def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
+        check_grad_dtype("cumsum", input, dtype)
         input = input.to(dtype)
     out = CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
     return out if dtype is None else out.to(dtype)   # dtype=int32 stays int32 (not int64)
@@ -90,6 +92,7 @@ class CumProd(Function):
 def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
+        check_grad_dtype("cumprod", input, dtype)
         input = input.to(dtype)
     out = CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
     return out if dtype is None else out.to(dtype)
@@ -138,6 +141,7 @@ def _prod(x, dims):
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product of all elements, or along one dim."""
     if dtype is not None:    # computed and returned in dtype (int16 wraps), as torch
+        check_grad_dtype("prod", input, dtype)
         return prod(input.to(dtype), dim, keepdim).to(dtype)
     nd = input._data.ndim
     if dim is None:

@@ -56,22 +56,20 @@ def _flat_windows(t, d):
 
 @tensor_method("unfold")
 def unfold(self: Tensor, dimension, size, step):
-    if self.dim() == 0:
-        if size != 1 or step <= 0:
-            raise RuntimeError(f"unfold: a 0-d tensor has windows of size 1 only, got size {size}, "
-                               f"step {step}")
-        return self.reshape(1)
     ndim = self.dim()
-    if not -ndim <= dimension < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
-                         f"{ndim - 1}], but got {dimension})")
-    d = dimension % ndim
-    n = self.shape[d]
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    if not lo <= dimension <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dimension})")
+    d = dimension % ndim if ndim else 0
+    n = self.shape[d] if ndim else 1         # a 0-d tensor unfolds as one element
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
+    if ndim == 0:
+        return self.reshape(1)[:size]
     args = (d, size, step)
     return _as_view(Unfold.apply(self, *args), self, Unfold, args)
