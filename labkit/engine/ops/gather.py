@@ -281,9 +281,13 @@ def index_select(input, dim, index):
     if input._data.ndim == 0 and i.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{i.size} value(s).")
+    if i.size and n == 0 and input._data.ndim > 1:
+        raise RuntimeError(f"index_select(): self indexing axis dim should be positive: dim "
+                           f"{dim} of shape {tuple(input.shape)} has size 0, nothing to select.")
     if i.size and bool(((i < 0) | (i >= n)).any()):
-        # torch's dim-0 kernel raises IndexError, its kernel for other dims RuntimeError
-        raise (IndexError if dim == 0 else RuntimeError)(
+        # torch's kernel for 1-D inputs and dim 0 raises IndexError, its others RuntimeError
+        simple = input._data.ndim <= 1 or (dim == 0 and input._data.size > 0)
+        raise (IndexError if simple else RuntimeError)(
             f"index_select(): index out of range in self: indices must be in 0..{n - 1} for "
             f"dim {dim} of shape {tuple(input.shape)}.")
     return IndexSelect.apply(input, dim, index)

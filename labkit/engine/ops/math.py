@@ -309,7 +309,7 @@ class Lerp(Function):
             if isinstance(t, Tensor) and t._data.dtype != start._data.dtype:
                 raise RuntimeError(f"lerp: expected {name} to have the same dtype as start "
                                    f"({start.dtype}), got {t.dtype}. Convert it first.")
-        if start._data.dtype.kind != "f":
+        if start._data.dtype.kind not in "fV":     # V: bfloat16
             raise RuntimeError(f"lerp: expected floating-point tensors, got {start.dtype}.")
         ctx.save_for_backward(start, end, weight)
         s, e, w = start._data, end._data, data(weight)

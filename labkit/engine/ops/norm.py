@@ -65,7 +65,7 @@ def _out_shape(shape, dims, keepdim):
 def _float(x, dtype, name):
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fV":     # V: bfloat16
         raise RuntimeError(f"{name}: expected a floating-point input, got {x.dtype}. Convert "
                            "it first, e.g. x.float().")
     return x
