@@ -54,6 +54,8 @@ def _index_arrays(idx, x):
         if idx._data.ndim == 0 and idx._data.dtype.kind in "iu":
             return int(idx._data)          # a 0-d integer tensor selects, as an int does
         return idx._data
+    if isinstance(idx, (bool, np.bool_)):    # torch: a long index [0] or [] (a copy, not
+        return x.device.xp.asarray(idx)       # numpy's view): read as a 0-d mask, advanced
     if isinstance(idx, list):
         arr = np.asarray(idx)
         if arr.size == 0:
@@ -189,10 +191,11 @@ def _set(arr, idx, value):
 
 def _add_at(xp, arr, idx, value):
     parts = _split(idx)
-    if parts is None:
+    target = None if parts is None else arr[parts[0]]
+    if target is None or target.ndim == 0:  # ints took every dim: numpy's order is torch's
         xp.add.at(arr, idx, value)
     else:
-        xp.add.at(arr[parts[0]], parts[1], value)
+        xp.add.at(target, parts[1], value)
 
 
 def _index_put_wants_same_dtype(idx, value):

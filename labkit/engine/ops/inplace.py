@@ -185,8 +185,8 @@ def _binary(name, ufunc, fn_cls, dunder):
             f = getattr(x.device.xp, ufunc)
             if same and x.device.type == "cpu":  # straight into d (numpy copies on overlap)
                 f(a, b, out=d)
-            else:
-                d[...] = f(a, b)
+            else:        # cast as an array: a 0-d result would be stored as a Python number
+                d[...] = x.device.xp.asarray(f(a, b)).astype(d.dtype, copy=False)   # (no wrap)
         return inplace(x, name, write, fn_cls, other)
     op.__name__ = name
     op.__doc__ = f"In-place {ufunc}: x.{name}(other) changes x and returns it."

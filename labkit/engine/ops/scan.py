@@ -49,6 +49,9 @@ class CumSum(Function):
 def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
+        if str(dtype).endswith("bool"):
+            raise NotImplementedError("cumsum(dtype=bool): not implemented (as in torch); use an "
+                                      "integer dtype, e.g. dtype=labkit.int64.")
         check_grad_dtype("cumsum", input, dtype)
         input = input.to(dtype)
     out = CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
@@ -92,6 +95,9 @@ class CumProd(Function):
 def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
+        if str(dtype).endswith("bool"):
+            raise NotImplementedError("cumprod(dtype=bool): not implemented (as in torch); use an "
+                                      "integer dtype, e.g. dtype=labkit.int64.")
         check_grad_dtype("cumprod", input, dtype)
         input = input.to(dtype)
     out = CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
