@@ -104,6 +104,17 @@ SETS = [
     "x = L.arange(6.).requires_grad_(); x[0] = 1; out = x",
     "x = L.arange(6.).requires_grad_(); v = x[1:]; v[0] = 1; out = x",
     "x = L.arange(6.).requires_grad_()\nwith L.no_grad(): x[0] = 10\nout = (x, x.requires_grad, x.is_leaf)",
+    # found by the fuzzer: x[True] is a copy (torch indexes with a long tensor), not a view
+    "x = L.tensor([-2.5], requires_grad=True); leaves = [x]; h = x.clone(); v = h[True]; v.add_(2); out = (h, v)",
+    "x = L.arange(6.).requires_grad_(); leaves = [x]; h = x.clone(); v = h[(True, 1)]; out = (h, v * 2)",
+    "x = L.arange(6.).reshape(2, 3).requires_grad_(); leaves = [x]; out = x[(1, L.tensor(True), [0, 2])] * 2",
+    "h = L.arange(6.); h[True] = 5; h[False] = 3; h[(True, [0])] = 1; out = h",
+    "h = L.zeros(1, 0); h.index_put_((L.tensor([], dtype=L.int64),), L.zeros(0, 0), accumulate=True); out = h",
+    "h = L.zeros(3, dtype=L.bool); h.index_put_((L.tensor([0]),), L.tensor([1]), accumulate=True); out = h",
+    "x = L.zeros(0, 0); out = x.gather(0, L.zeros(0, 1, dtype=L.int64))",
+    "x = L.zeros(()); out = x.index_select(0, L.tensor([], dtype=L.int64))",
+    "x = L.zeros(3, 0); out = x.index_select(1, L.tensor([0]))",
+    "x = L.zeros(0); out = x.index_select(0, L.tensor([0]))",
 ]
 
 

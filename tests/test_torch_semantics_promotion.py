@@ -131,6 +131,19 @@ CASES = [
     "out = L.tensor([1, 2]) + 10**20",
     "out = L.tensor([1], dtype=L.int8) ** 200",
     "out = L.tensor([True, False]) ** True",
+    # found by the fuzzer
+    "a = L.tensor(0, dtype=L.int8); a.add_(L.tensor(200, dtype=L.uint8)); out = a",
+    "out = L.tensor([float('nan'), -1.], dtype=L.bfloat16).sign()",
+    "out = L.tensor([], dtype=L.int64) // 0",
+    "out = L.tensor([], dtype=L.int64) % L.tensor(0)",
+    "out = L.tensor([1.5, 0.]).cumsum(0, dtype=L.bool)",
+    "out = L.tensor([1.5, 2.5], requires_grad=True).sum(dtype=L.int8)",
+    "out = L.tensor([1.5, 2.5], requires_grad=True).cumsum(0, dtype=L.int32)",
+    "out = L.tensor([1.5, 2.5], requires_grad=True).sum(dtype=L.float64)",
+    "out = L.tensor([[2.5, -1.5]], dtype=L.bfloat16).norm()",
+    "a = L.tensor([2.5, -1.5], dtype=L.bfloat16); out = a.lerp(a * 2, 0.5)",
+    "out = L.tensor([2.5, -1.5], dtype=L.bfloat16).logsumexp(0)",
+    "out = L.tensor([2.5, -1.5, 3.5], dtype=L.float16).erf()",
 ]
 
 

@@ -102,6 +102,12 @@ CASES = [
     "x = L.arange(6.).requires_grad_(); leaves = [x]; b = x.view(2, 3) * 1; v = b.t(); b.add_(x.view(2, 3)); out = v * v",
     "x = L.arange(6.).requires_grad_(); leaves = [x]; b = x * 1; v = b[::2]; v.copy_(x[:3] ** 2); out = b",
     "x = L.arange(6.).requires_grad_(); leaves = [x]; b = x * 1; v = b.view(3, 2).diagonal(); v.fill_(x[0]); out = b",
+    # found by the fuzzer: 0-d and size-0 cases of the view ops
+    "out = L.tensor(3.).unfold(0, 0, 1)", "out = L.tensor(3.).unfold(-1, 1, 2)",
+    "out = L.tensor(3.).unfold(1, 1, 1)", "out = L.tensor(3.).movedim(0, 0)",
+    "out = L.tensor(3.).movedim(-1, 0)", "out = L.tensor(3.).unflatten(0, (1, -1))",
+    "out = L.zeros(0, 0).unflatten(0, (1, -1))", "out = L.zeros(3).diagonal(0, 0, -1)",
+    "out = L.zeros(3).diagonal(0, 0, 1)",
 ]
 
 

@@ -49,7 +49,7 @@ class CumSum(Function):
 def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
-        if str(dtype).endswith("bool"):
+        if str(dtype).endswith("bool") and input.numel() and input.dim():   # as torch
             raise NotImplementedError("cumsum(dtype=bool): not implemented (as in torch); use an "
                                       "integer dtype, e.g. dtype=labkit.int64.")
         check_grad_dtype("cumsum", input, dtype)
@@ -95,7 +95,7 @@ class CumProd(Function):
 def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
-        if str(dtype).endswith("bool"):
+        if str(dtype).endswith("bool") and input.numel() and input.dim():   # as torch
             raise NotImplementedError("cumprod(dtype=bool): not implemented (as in torch); use an "
                                       "integer dtype, e.g. dtype=labkit.int64.")
         check_grad_dtype("cumprod", input, dtype)
