@@ -115,6 +115,15 @@ SETS = [
     "x = L.zeros(()); out = x.index_select(0, L.tensor([], dtype=L.int64))",
     "x = L.zeros(3, 0); out = x.index_select(1, L.tensor([0]))",
     "x = L.zeros(0); out = x.index_select(0, L.tensor([0]))",
+    # a uint8 index is a (deprecated) mask in torch; int8/int16 indices are refused
+    "x = L.arange(6.).requires_grad_(); leaves = [x]; out = x[L.tensor([1, 0, 0, 1, 1, 0], dtype=L.uint8)] * 2",
+    "out = L.arange(6.).reshape(2, 3)[L.tensor([1, 0], dtype=L.uint8), 1:]",
+    "out = L.arange(6.)[L.tensor([1, 2], dtype=L.uint8)]",
+    "out = L.arange(6.)[L.tensor([1, 2], dtype=L.int16)]",
+    "out = L.arange(6.)[L.tensor([1, 2], dtype=L.int8)]",
+    "h = L.arange(6.).reshape(2, 3); h[L.tensor([[1, 0, 1], [0, 0, 1]], dtype=L.uint8)] = 2; out = h",
+    "h = L.arange(6.).reshape(2, 3); h[L.tensor([[1, 0, 1], [0, 0, 1]], dtype=L.uint8)] = L.tensor([1., 2., 3.]); out = h",
+    "h = L.arange(6.).reshape(2, 3); h[h > 2] = L.ones(2, 1); out = h",
 ]
 
 

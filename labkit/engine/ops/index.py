@@ -1,7 +1,7 @@
 """Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
 import numpy as np
 
-from ..dtype import bool_
+from ..dtype import bool_, uint8
 from ..function import Function, _pack_saved
 from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
@@ -48,12 +48,15 @@ def _index_arrays(idx, x):
         if idx.device is not x.device:
             raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
                                f"{x.device}; move the index with idx.to(x.device).")
-        if idx._data.dtype.kind not in "iub":
-            raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
-                             f"tensors, got {idx.dtype}. Convert with idx.long().")
-        if idx._data.ndim == 0 and idx._data.dtype.kind in "iu":
-            return int(idx._data)          # a 0-d integer tensor selects, as an int does
-        return idx._data
+        d = idx._data
+        if d.dtype.kind not in "iub" or d.dtype.kind == "i" and d.dtype.itemsize < 4:
+            raise IndexError(f"indexing: tensors used as indices must be long, int, byte or "
+                             f"bool tensors, got {idx.dtype}. Convert with idx.long().")
+        if d.dtype.kind == "u":            # torch (deprecated): a uint8 index is a mask
+            return d.astype(bool)
+        if d.ndim == 0 and d.dtype.kind == "i":
+            return int(d)                  # a 0-d integer tensor selects, as an int does
+        return d
     if isinstance(idx, (bool, np.bool_)):    # torch: a long index [0] or [] (a copy, not
         return x.device.xp.asarray(idx)       # numpy's view): read as a 0-d mask, advanced
     if isinstance(idx, list):
@@ -86,8 +89,8 @@ def _first_fault(idx, x):
 
 def _item_axes(i):
     """How many dims of the indexed tensor an index item (before conversion) consumes."""
-    if isinstance(i, Tensor):
-        return i._data.ndim if i._data.dtype.kind == "b" else 1
+    if isinstance(i, Tensor):            # bool and uint8 (torch: a mask) span their ndim
+        return i._data.ndim if i._data.dtype.kind in "bu" else 1
     if isinstance(i, bool) or i is None or i is Ellipsis:
         return 0
     return 1
@@ -211,10 +214,10 @@ def _index_put_wants_same_dtype(idx, value):
     tensors, masks = 0, 0
     for i in idx:
         if isinstance(i, Tensor):
-            if i._data.ndim == 0 and i._data.dtype.kind in "iu":
+            if i._data.ndim == 0 and i._data.dtype.kind == "i":
                 continue                      # a 0-d integer tensor selects, as an int
             tensors += 1
-            masks += i._data.ndim > 0 and i._data.dtype.kind == "b"
+            masks += i._data.ndim > 0 and i._data.dtype.kind in "bu"
         elif isinstance(i, (list, tuple, np.ndarray, bool, np.bool_)):
             tensors += 1
             masks += isinstance(i, (list, tuple, np.ndarray)) and np.asarray(i).dtype.kind == "b" \
@@ -402,6 +405,13 @@ def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
     idx = _as_tuple(idx, x._data.ndim)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    advanced = [i for i in items if isinstance(i, (Tensor, list, np.ndarray))]
+    if len(advanced) == 1 and isinstance(advanced[0], Tensor) and advanced[0].dtype == uint8 \
+            and advanced[0].ndim and (not isinstance(value, Tensor) or value.numel() == 1):
+        raise RuntimeError("x[mask] = value: masked_fill_ only supports boolean masks, but got "
+                           "a uint8 mask (torch reads a uint8 index as a deprecated mask). Use "
+                           "mask.bool().")
     if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
         value = fill_value(x._data.dtype, value)   # refused before the index is read
     else:
@@ -442,7 +452,7 @@ def setitem(x, idx, value):
         except IndexError as e:
             if _empty_despite(target, idx) is None:   # else: nothing to write, as torch
                 raise _index_error(x, idx, e) from None
-        except ValueError as e:
+        except (ValueError, TypeError) as e:    # TypeError: numpy's mask assignment
             raise RuntimeError(f"x[idx] = value: cannot assign a value of shape "
                                f"{tuple(getattr(value, 'shape', ()))} into x of shape "
                                f"{tuple(x.shape)} at this index: {e}.") from None
