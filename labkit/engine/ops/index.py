@@ -428,6 +428,15 @@ def setitem(x, idx, value):
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
+    if isinstance(value, Tensor) and x._data.ndim:      # as torch: no overlapping source
+        from .inplace import check_overlap
+        if _is_basic(idx):
+            try:
+                check_overlap("x[idx] = value", x._data[idx], value._data)
+            except IndexError:
+                pass                         # the write below reports the bad index
+        elif value.numel() != 1 or not _is_mask_index(raw):
+            check_overlap("x[idx] = value", x._data, value._data, partial_only=False)
     if isinstance(value, Tensor) and value.dtype != x.dtype and \
             _index_put_wants_same_dtype(raw, value):
         try:      # as torch: a bad int, mask shape or index broadcast is reported first, an

@@ -31,6 +31,11 @@ def _recording(x, args):
 
 def inplace(x, name, write, fn_cls, *args):
     """Run `write(x._data)` in place, or record fn_cls(x, *args) and copy its result into x."""
+    if mode.enabled and getattr(x, "_no_grad_view", False):
+        raise RuntimeError(
+            f"{name}: A view was created in no_grad mode and is being modified inplace with "
+            "grad mode enabled (its base requires grad). This is ambiguous, so torch forbids "
+            "it too: create the view and change it both inside or both outside no_grad().")
     if not _recording(x, args):
         _checked(name, x, write)
         x._bump_version()
@@ -128,6 +133,27 @@ def _refresh(view):
     fresh = op.apply(parent, *args)
     view.grad_fn, view._out_idx, view._rg = fresh.grad_fn, fresh._out_idx, fresh._rg
     view._hist_v = version
+
+
+def _span(a):
+    """(first byte, one past the last byte) of a dense array's memory, None when not dense
+    (torch's overlap check gives up there too: 'too hard')."""
+    if not (a.flags.c_contiguous or a.flags.f_contiguous) or a.size == 0:
+        return None
+    start = a.__array_interface__["data"][0] if hasattr(a, "__array_interface__") \
+        else a.data.ptr
+    return start, start + a.nbytes
+
+
+def check_overlap(name, dst, src, partial_only=True):
+    """torch refuses a write whose source overlaps the memory written (y[1:] = y[:-1]): the
+    result would depend on the copy order. The same memory exactly is fine for copies."""
+    a, b = _span(dst), _span(src)
+    if a is None or b is None or a[1] <= b[0] or b[1] <= a[0] or (partial_only and a == b):
+        return
+    raise RuntimeError(f"{name}: unsupported operation: some elements of the input tensor and "
+                       "the written-to tensor refer to a single memory location. Please clone() "
+                       "the source first (y[1:] = y[:-1].clone()).")
 
 
 def _check_writeable(name, x):
@@ -277,6 +303,7 @@ def copy_(x, src):
         raise TypeError(f"copy_: expected a tensor, got {type(src).__name__}.")
     if src.device is not x.device:
         src = src.to(x.device)
+    check_overlap("copy_", x._data, src._data)
     return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
 
 

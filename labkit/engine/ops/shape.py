@@ -9,6 +9,7 @@ import copy
 import weakref
 
 from ..function import Function
+from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from .table import Numpy
 from . import rules
@@ -22,6 +23,8 @@ def _as_view(out, base, op=None, args=()):
     out._vc = vc
     root = base._base if base._base is not None else base
     out._base = root
+    if not mode.enabled and (base._rg or root._rg):
+        out._no_grad_view = True   # torch forbids changing it in place once grad mode is on
     if op is not None:
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
