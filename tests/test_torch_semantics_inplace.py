@@ -103,6 +103,13 @@ CASES = [
     "b = L.arange(6.).reshape(2, 3) * 1; c = b[1]; c.unsqueeze_(0); c.mul_(10); out = (b, c)",
     "x = L.arange(6.).requires_grad_(); leaves = [x]; b = x.reshape(2, 3) * 1; c = b[1]; c.unsqueeze_(0); c.mul_(x[:3]); out = b",
     "a = L.tensor([-1., 2.]); a.clamp_min_(0); a.clamp_max_(1); out = a",
+    # a view made under no_grad of a tensor that requires grad: no in-place with grad mode on
+    "w = L.ones(3, requires_grad=True)\nwith L.no_grad(): v = w[:2]\nv.mul_(2)\nout = (w, v)",
+    "w = L.ones(3, requires_grad=True); y = w * 2\nwith L.no_grad(): v = y[:2]\nv.mul_(L.ones(2, requires_grad=True))\nout = (y, v)",
+    "w = L.ones(3)\nwith L.no_grad(): v = w[:2]\nv.mul_(2)\nout = (w, v)",
+    "w = L.ones(3, requires_grad=True)\nwith L.no_grad(): v = w[:2]\nwith L.no_grad(): v.mul_(2)\nout = (w, v)",
+    "w = L.ones(3, requires_grad=True)\nwith L.no_grad(): v = w[:2]; u = v[1:]\nu.mul_(2)\nout = (w, v)",
+    "w = L.ones(3, requires_grad=True)\nwith L.no_grad(): v = w[:2]\nv[0] = 5\nout = w",
 ]
 
 

@@ -186,10 +186,11 @@ def _get(arr, idx):
 
 def _set(arr, idx, value):
     parts = _split(idx)
-    if parts is None:
-        arr[idx] = value
+    target = None if parts is None else arr[parts[0]]
+    if target is None or not getattr(target, "ndim", 0):   # ints took every dim: numpy's
+        arr[idx] = value                                    # order is torch's
     else:
-        arr[parts[0]][parts[1]] = value    # arr[first] is a view: the write reaches arr
+        target[parts[1]] = value    # arr[first] is a view: the write reaches arr
 
 
 def _add_at(xp, arr, idx, value):
