@@ -117,7 +117,7 @@ def index(draw, shape):
         size = shape[dim] if dim < len(shape) else None
         if kind == "none":
             items.append(None)
-        elif kind == "ellipsis" and not used_ellipsis:
+        elif kind == "ellipsis" and (not used_ellipsis or draw(st.integers(0, 9)) == 0):
             items.append(Ellipsis)
             used_ellipsis = True
             dim = len(shape) - sum(1 for i in items if i is not None and i is not Ellipsis) + 1
@@ -145,7 +145,9 @@ def index(draw, shape):
             hi = size if draw(st.integers(0, 19)) == 0 else max(size - 1, 0)
             vals = draw(st.lists(st.integers(-size, hi), min_size=n, max_size=n)) if size \
                 else [0] * n
-            dt = draw(st.sampled_from(["int64", "int64", "int32"]))
+            dt = draw(st.sampled_from(["int64", "int64", "int32", "uint8"]))   # uint8: a mask
+            if dt == "uint8":
+                vals = [abs(v) % 2 for v in vals]
             if not size and n:
                 ishape, vals = (0,), []
             items.append(("itensor", np.array(vals, dtype=dt).reshape(ishape)))

@@ -410,6 +410,10 @@ def setitem(x, idx, value):
     advanced = [i for i in items if isinstance(i, (Tensor, list, np.ndarray))]
     if len(advanced) == 1 and isinstance(advanced[0], Tensor) and advanced[0].dtype == uint8 \
             and advanced[0].ndim and (not isinstance(value, Tensor) or value.numel() == 1):
+        try:
+            _get(x._data, _index_arrays(idx, x))   # a mask of the wrong shape: reported first
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
         raise RuntimeError("x[mask] = value: masked_fill_ only supports boolean masks, but got "
                            "a uint8 mask (torch reads a uint8 index as a deprecated mask). Use "
                            "mask.bool().")
