@@ -118,6 +118,17 @@ def test_var_std_backward_at_zero_degrees_of_freedom_follow_torchs_var_backward(
     same_derivatives(arr, lambda x: getattr(f(x), op)(**kw))
 
 
+@pytest.mark.parametrize("arr", [[[1.0, 2.0], [1.0, 3.0], [1.0, 5.0]], [[0.0, 0.0], [0.0, 0.0]],
+                                 [[2.0], [2.0]]])
+@pytest.mark.parametrize("f", [lambda x: x.std(0).var(0), lambda x: x.std(0).sum(),
+                               lambda x: (x.std(0) * x.std(0)).sum(), lambda x: x.std()])
+def test_std_second_derivative_at_a_constant_column_is_nan_as_torch(arr, f):
+    """Fuzz seed 106221517: torch's std_backward divides by 2 std, then masks where std is 0;
+    the second derivative multiplies that mask's zero by the division's inf: nan (labkit divided
+    by 1 there and gave finite numbers)."""
+    same_derivatives(np.asarray(arr), f)
+
+
 # --- 3. cat/stack are contiguous, as torch's ------------------------------------------------------
 
 @pytest.mark.parametrize("join", ["cat", "stack"])

@@ -21,8 +21,8 @@ def _run(g, async_op, what, blocking, nonblocking, finish, outputs, check=None):
                     check=check)
     if check is None:
         bounded(g.timeout, lambda: _late(what, g), blocking)
-    else:                                    # check and data together (see fingerprint.py)
-        g.settle(check, nonblocking(), what, outputs)
+    else:                                    # the check, then the data (see fingerprint.py)
+        g.settle(check, nonblocking, what)
     finish()
     return None
 
@@ -89,7 +89,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
             bounded(g.timeout, lambda: _late("all_reduce", g), g.comm.Allreduce,
                     g.MPI.IN_PLACE, a, mop)
         else:
-            g.settle(check, g.comm.Iallreduce(g.MPI.IN_PLACE, a, mop), "all_reduce", tensor)
+            g.settle(check, lambda: g.comm.Iallreduce(g.MPI.IN_PLACE, a, mop), "all_reduce")
         _average(op, a, g.size())
         tensor._bump_version()
         return None

@@ -11,13 +11,10 @@ is cheap: the call is hashed once per distinct (op, dtype, shape, ...), the rank
 8-byte hashes (comparing them is one bytes comparison), and only when they differ does a second
 all-gather (on a third communicator) fetch every rank's full description for the message.
 
-A blocking collective starts its check (MPI_Iallgather) and its data transfer (MPI_Iallreduce,
-...) together, then waits for the check first: no extra round trip before the data moves (on a
-shared, oversubscribed machine every extra rendezvous can cost a scheduler time slice). If the
-calls disagree, the transfer is abandoned unwaited (its communicator is replaced by a fresh
-one, so later calls are not paired with its leftovers; the tensors of that call hold undefined
-values) and every rank raises. An async call's check runs first and its transfer starts once it
-has passed (process_group.flush), so an async mismatch moves no data at all.
+Every call waits for its check before any data moves (an async call's transfer starts once
+its check has passed, process_group.flush): MPI given mismatched calls (counts, types, roots)
+is free to write past a buffer, and starting the transfer together with the check, to save a
+round trip, corrupted the heap now and then when a test provoked a mismatch.
 LABKIT_DISTRIBUTED_DEBUG=OFF turns the check off. Every wait is bounded by the group's timeout
 (watchdog.py), so a rank that never arrives ends the job with a message instead of a hang.
 """

@@ -32,7 +32,6 @@ class ProcessGroup:
             else None
         self.pending = collections.deque()        # async Works whose check is in flight
         self.active = {}                          # Works whose MPI request is in flight
-        self.abandoned = []     # transfers of mismatched calls: never waited, never freed
 
     def rank(self):
         return self._rank
@@ -52,7 +51,7 @@ class ProcessGroup:
         (barrier, destroy) checks now. An async call only starts its check and returns it: its
         Work starts the data transfer once the check has passed (see flush), so the call itself
         never waits for the other ranks. A blocking call with data (`data=True`) also gets the
-        started check back, and starts its transfer at once: settle() then waits for both."""
+        started check back: settle() waits for it, then moves the data."""
         if self.fingerprint is None:
             return None
         if async_op:
@@ -62,19 +61,13 @@ class ProcessGroup:
             return self.fingerprint.start(op, tensor, redop, root)
         self.fingerprint.agree(op, tensor, redop, root)
 
-    def settle(self, check, req, what, keep):
-        """Finish a blocking call whose check and transfer (`req`) were started together: the
-        check first; when the ranks disagree the transfer is left unwaited (MPI may still write
-        into `keep`, the call's buffers, which stay referenced), the data communicator is
-        replaced (every rank is here: all saw the same hashes) and the error is raised."""
-        fp = self.fingerprint
-        if not fp.passed(check):
-            self.abandoned.append((req, keep))
-            error = fp.mismatch(check.call)
-            self.comm = bounded(self.timeout, lambda: f"{what}: rank {self._rank} could not "
-                                "renew its communicator after a mismatched call.",
-                                self.MPI.COMM_WORLD.Dup)
-            raise error
+    def settle(self, check, start, what):
+        """Finish a blocking call: wait for its check, then start its transfer (`start()`, a
+        non-blocking MPI call, as an async call's on another rank would be) and wait for it.
+        When the ranks disagree nothing is started: MPI given mismatched calls may write past
+        a buffer (a heap corruption found in CI), so no data moves before the check passes."""
+        self.fingerprint.finish(check)
+        req = start()
         bounded(self.timeout, lambda: f"{what} on rank {self._rank} did not complete within "
                 f"{self.timeout:g} s.", req.Wait)
 

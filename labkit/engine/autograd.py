@@ -9,7 +9,10 @@ all-reduce there), backward counts each leaf's consumers and runs its Accumulate
 as the last one has run. A leaf's node is made at its first use, long ago, so by sequence
 number it would run only at the very end of backward.
 """
+import itertools
 from heapq import heappop, heappush
+
+import numpy as np
 
 from . import dtype as _dt
 from .function import AccumulateGrad, accumulate_node
@@ -18,6 +21,7 @@ from .hooks import HookList
 from .tensor import Tensor, tensor_method
 
 _make = Tensor._make
+_ndarray = np.ndarray
 
 
 def sum_to(grad, shape):
@@ -124,58 +128,71 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         targets, results = _targets(inputs), [None] * len(inputs)
         needed, through = _needed(_collect([r[0] for r in roots]), targets)
     handed = {id(g._data) for _, _, g in roots}  # arrays a leaf must copy before keeping
-    waiting = ready = None   # leaf node -> consumers not run yet; leaves complete before that
+    waiting = None   # leaf node -> consumers not run yet (a complete leaf is queued first)
     if accumulate and process.post_accumulate_hooks:
-        waiting, ready = _leaf_consumers(roots), []
+        waiting = _leaf_consumers(roots)
     prev = mode.enabled
     mode.enabled = bool(create_graph)
     watchers = mode.node_hooks
-    rare = targets is not None or waiting is not None or bool(watchers)
+    rare = targets is not None or waiting is not None or bool(watchers) or process.anomaly
+    arrays = not (create_graph or process.anomaly or watchers      # nothing records the
+                  or (process.hooked and mode.tracer is not None))  # formulas: arrays may flow
     try:
         while heap:
-            node = ready.pop() if ready else heappop(heap)[1]
+            node = heappop(heap)[1]
             grads = buffers.pop(node, None)
             if grads is None:
-                continue   # a leaf already run from `ready` (its heap entry comes later)
+                continue   # a leaf already run first (its own heap entry comes later)
             if node._hooks:
-                grads = _run_hooks(node, grads)
+                grads = _run_hooks(node, _as_tensors(grads, node))
             if rare:     # grad(inputs=...), node hooks (viz, jit), leaf readiness: checked once
                 if targets is not None and node in targets:
                     for i, idx in targets[node]:
-                        results[i] = grads[idx]
+                        results[i] = _as_tensor(grads[idx], node)
                 for fn in watchers:
                     fn(node, grads)
                 if through is not None and node not in through:
                     continue   # grad() w.r.t. a non-leaf (or a leaf: nothing accumulates then)
-            if type(node) is AccumulateGrad:
-                if accumulate:
-                    accumulate_leaf(node, grads[0], create_graph, handed)
-                continue
             edges = node._edges
-            if len(grads) == 1 and node._saved is not None and not process.anomaly:  # call_backward,
-                out = node._fn.backward(node, grads[0])                       # inlined
-                if type(out) is not tuple:
-                    out = (out,)
+            if not edges:                              # a leaf's AccumulateGrad
+                if accumulate:
+                    accumulate_leaf(node, _as_tensor(grads[0], node), create_graph, handed)
+                continue
+            out = NotImplemented
+            if len(grads) == 1:
+                g = grads[0]
+                fast = node._fn.backward_arrays if arrays else None
+                if fast is not None and g is not None:     # the formula on arrays
+                    out = fast(node, g._data if isinstance(g, Tensor) else g)
+                if out is NotImplemented and not rare:     # call_backward, inlined
+                    out = node._fn.backward(node, g if isinstance(g, Tensor) else
+                                            _make(g, node._device))
+                    if type(out) is not tuple:
+                        out = (out,)
+            if out is NotImplemented:
+                out = call_backward(node, _as_tensors(grads, node))
+            try:
+                for e, g in zip(edges, out, strict=True):   # send each gradient to its input
+                    if g is None or e is None:
+                        continue
+                    nxt, idx = e
+                    if nxt is None or (rare and needed is not None and nxt not in needed):
+                        continue
+                    a = g if type(g) is _ndarray else g._data if type(g) is Tensor else None
+                    if a is None or a.shape != nxt._out_shapes[idx] \
+                            or a.dtype is not nxt._out_dtypes[idx]:
+                        g = _fit(node, edges.index(e), g, nxt, idx)
+                    if nxt in buffers or len(nxt._out_shapes) != 1:
+                        _add(buffers, heap, nxt, idx, g)
+                    else:                              # its first gradient: queue it
+                        heappush(heap, (-nxt._seq, nxt))
+                        buffers[nxt] = [g]
+            except ValueError:
                 if len(out) != len(edges):
-                    raise _arity_error(node, out)
-            else:
-                out = call_backward(node, grads)
-            for e, g in zip(edges, out):                 # send each gradient to its input
-                if g is None or e is None:
-                    continue
-                nxt, idx = e
-                if nxt is None or (rare and needed is not None and nxt not in needed):
-                    continue
-                if type(g) is not Tensor or g._data.shape != nxt._out_shapes[idx] \
-                        or g._data.dtype is not nxt._out_dtypes[idx]:
-                    g = _fit(node, edges.index(e), g, nxt, idx)
-                if nxt in buffers or len(nxt._out_shapes) != 1:
-                    _add(buffers, heap, nxt, idx, g)
-                else:                                  # its first gradient: queue it
-                    heappush(heap, (-nxt._seq, nxt))
-                    buffers[nxt] = [g]
+                    raise _arity_error(node, out) from None
+                raise
             if rare and waiting is not None:
-                _release_leaves(edges, waiting, ready, buffers)
+                _release_leaves(edges, waiting, heap, buffers)
             if not retain_graph and node._saved:      # free what forward saved
                 node._saved = None
     finally:
@@ -187,6 +204,16 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     f"grad: input {i} was not used to compute the outputs, so its gradient is "
                     "undefined. Pass allow_unused=True to get None for it.")
     return results
+
+
+def _as_tensor(g, node):
+    """A gradient that flowed as an array (backward_arrays), as the Tensor hooks, leaves and
+    Tensor formulas receive."""
+    return g if g is None or isinstance(g, Tensor) else _make(g, node._device)
+
+
+def _as_tensors(grads, node):
+    return [_as_tensor(g, node) for g in grads]
 
 
 def _leaf_consumers(roots):
@@ -208,13 +235,18 @@ def _leaf_consumers(roots):
     return counts
 
 
-def _release_leaves(edges, waiting, ready, buffers):
-    """A node has run: each leaf it was the last consumer of is complete and runs next."""
+def _release_leaves(edges, waiting, heap, buffers):
+    """A node has run: each leaf it was the last consumer of is complete and runs next (its
+    key sorts before every node's; the last released runs first)."""
     for e in edges:
         if e is not None and e[0] in waiting:
             left = waiting[e[0]] = waiting[e[0]] - 1
             if left == 0 and e[0] in buffers:
-                ready.append(e[0])
+                heappush(heap, (_FIRST - next(_released), e[0]))
+
+
+_FIRST = -(1 << 62)          # below every -seq
+_released = itertools.count()
 
 
 def call_backward(node, grads):
@@ -242,7 +274,7 @@ def _fit(node, i, g, nxt, idx):
     expects: a Tensor, summed back to the input's shape (broadcasting undone), cast to its
     dtype (as torch: each input gets its own dtype)."""
     if not isinstance(g, Tensor):
-        g = _make(g, node._device)
+        g = _make(np.asarray(g) if isinstance(g, np.generic) else g, node._device)
     shape = nxt._out_shapes[idx]
     if g._data.shape != shape:
         g = _reduce_grad(node, i, g, shape)
@@ -258,7 +290,13 @@ def _add(buffers, heap, node, idx, g):
     if slot is None:
         heappush(heap, (-node._seq, node))
         slot = buffers[node] = [None] * len(node._out_shapes)
-    slot[idx] = g if slot[idx] is None else slot[idx] + g
+    old = slot[idx]
+    if old is None:
+        slot[idx] = g
+    elif type(old) is _ndarray and type(g) is _ndarray:    # both flowed as arrays
+        slot[idx] = np.asarray(old + g) if old.ndim == 0 else old + g
+    else:
+        slot[idx] = _as_tensor(old, node) + _as_tensor(g, node)
 
 
 def accumulate_leaf(node, g, create_graph, handed=()):

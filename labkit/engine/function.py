@@ -24,15 +24,26 @@ _make = Tensor._make
 _new = object.__new__
 _seq = itertools.count()  # creation order: nodes run in reverse of it (a valid topological order)
 
-# What a node keeps for each item forward saved, by kind (Node.saved_tensors decodes them):
-SAVED_INPUT = "input"         # an input tensor, kept as it is
-SAVED_OUTPUT = "output"       # one of the node's own outputs: (array, index), re-attached on read
-SAVED_CONSTANT = "constant"   # a plain array
-SAVED_VALUE = "value"         # None or a Python number, as it was
-SAVED_PACKED = "packed"       # a tensor stored by a saved_tensors_hooks pack hook:
-#                               (packed, unpack, shape)
-_VALUE_NONE = (SAVED_VALUE, None, None, 0)   # a saved None (shared: the most common item)
-_UNVERSIONED = (0,)   # the version counter of a saved constant: nothing can change it
+# What a node keeps for each item forward saved (Node.saved_tensors decodes them), told
+# apart by type alone so that packing and reading cost a few bytecodes each:
+#   (tensor, vc, version)        an input tensor, kept as it is, with its version counter
+#   (array, vc, version, index)  one of the node's own outputs: re-attached on read (keeping
+#                                the Tensor would make a reference cycle through grad_fn)
+#   (array, _UNVERSIONED, 0, -1) a constant (nothing can change its counter)
+#   None or a number             a value, as it was
+#   _Packed                      a tensor stored by a saved_tensors_hooks pack hook
+
+
+_UNVERSIONED = [0]   # the version counter of a constant
+
+
+class _Packed:
+    """A saved tensor as a saved_tensors_hooks pack hook returned it."""
+    __slots__ = ("packed", "unpack", "shape", "vc", "version")
+
+    def __init__(self, pack, unpack, tensor, vc):
+        self.packed, self.unpack, self.shape = pack(tensor), unpack, tensor._data.shape
+        self.vc, self.version = vc, vc[0]
 
 
 class FunctionCtx:
@@ -127,24 +138,54 @@ class Node(FunctionCtx):
                 "save memory. If you need to run backward twice, pass retain_graph=True to the "
                 "first call; usually, recompute the forward pass instead.")
         out = []
-        for kind, obj, vc, version in saved:
-            if kind is SAVED_VALUE:
-                out.append(obj)
-            elif vc[0] != version:
-                raise self._modified_error(kind, obj, vc, version)
-            elif kind is SAVED_INPUT:
-                out.append(obj)
-            elif kind is SAVED_OUTPUT:    # re-attach our own output to this node
-                t = _new(Tensor)
-                t._data, t.device, t._rg, t.grad_fn = obj[0], self._device, True, self
-                if obj[1]:
-                    t._out_idx = obj[1]
+        for item in saved:
+            if type(item) is tuple:
+                n = len(item)
+                if n == 3:                          # an input tensor
+                    t, vc, version = item
+                    if vc[0] != version:
+                        raise self._modified_error(t._data.shape, vc, version)
+                else:
+                    arr, vc, version, idx = item
+                    if idx < 0:                     # a constant array
+                        t = _make(arr, self._device)
+                    elif vc[0] != version:
+                        raise self._modified_error(arr.shape, vc, version)
+                    else:                           # our own output: re-attach it to this node
+                        t = _new(Tensor)
+                        t._data, t.device, t._rg, t.grad_fn, t._vc = \
+                            arr, self._device, True, self, vc
+                        if idx:
+                            t._out_idx = idx
                 out.append(t)
-            elif kind is SAVED_CONSTANT:   # (its counter, _UNVERSIONED, never moves)
-                out.append(_make(obj, self._device))
-            else:                         # SAVED_PACKED: unpack(packed)
-                out.append(obj[1](obj[0]))
+            elif type(item) is _Packed:
+                if item.vc[0] != item.version:
+                    raise self._modified_error(item.shape, item.vc, item.version)
+                out.append(item.unpack(item.packed))
+            else:                                   # None or a number
+                out.append(item)
         return tuple(out)
+
+    @property
+    def saved_arrays(self):
+        """saved_tensors as arrays (values stay as they are), version-checked the same way:
+        what backward_arrays reads."""
+        saved = self._saved
+        if saved is None:
+            self.saved_tensors   # raises "backward through the graph a second time"
+        out = []
+        for item in saved:
+            if type(item) is tuple:
+                if item[1][0] != item[2]:
+                    self.saved_tensors   # raises the in-place modification error
+                out.append(item[0]._data if len(item) == 3 else item[0])
+            elif type(item) is _Packed:
+                if item.vc[0] != item.version:
+                    self.saved_tensors   # raises the in-place modification error
+                out.append(item.unpack(item.packed)._data)
+            else:
+                out.append(item)
+        return out
 
     def saved_values(self):
         """What the node keeps for backward, as (kind, value, tensor): kind is 'input' (value
@@ -153,18 +194,17 @@ class Node(FunctionCtx):
         Read without the version check (drawing never raises); None and items stored by a
         saved_tensors_hooks pack hook are left out."""
         out = []
-        for kind, obj, _, _ in self._saved or ():
-            if kind is SAVED_INPUT:
-                out.append((kind, obj._data, obj))
-            elif kind is SAVED_OUTPUT:
-                out.append((kind, obj[0], None))
-            elif kind is SAVED_CONSTANT or (kind is SAVED_VALUE and obj is not None):
-                out.append((kind, obj, None))
+        for item in self._saved or ():
+            if type(item) is tuple:
+                n = len(item)
+                out.append(("input", item[0]._data, item[0]) if n == 3 else
+                           ("output", item[0], None) if item[3] >= 0 else
+                           ("constant", item[0], None))
+            elif item is not None and type(item) is not _Packed:
+                out.append(("value", item, None))
         return out
 
-    def _modified_error(self, kind, obj, vc, version):
-        shape = obj[0].shape if kind is SAVED_OUTPUT else obj[2] if kind is SAVED_PACKED \
-            else obj.shape
+    def _modified_error(self, shape, vc, version):
         return RuntimeError(
             f"one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {type(self).__name__} saved a tensor of shape "
@@ -245,6 +285,12 @@ class Function:
     _node_cls = Node
     setup_context = None  # torch 2.x style: forward(*args) without ctx, then
     #                       setup_context(ctx, inputs, output) saves what backward needs
+    forward_on_arrays = False  # True: forward reads only its inputs' arrays (no Tensor op),
+    #                            so recording need not be switched off around it (~0.1 us)
+    backward_arrays = None     # optional backward_arrays(ctx, grad) -> gradient arrays: the
+    #   same formula on arrays, which the engine calls when nothing records the backward (no
+    #   create_graph, tracer, node hook or anomaly mode); it reads ctx.saved_arrays and may
+    #   return NotImplemented (a case it leaves to backward, e.g. mixed dtypes)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -276,6 +322,7 @@ class Function:
 
 
 _NO_EDGE = (None, 0)  # a tensor input that does not require grad
+_NEEDS_ONE = (True,)
 _FORWARD_ERRORS = (ValueError, TypeError, IndexError)   # from the array library: named
 
 
@@ -284,16 +331,51 @@ def _call(cls, args, device, record):
     scan the arguments for the device and whether any requires grad): hand the call to the
     tracer, decide whether to record, run forward, wrap the output. It is the hottest code
     in labkit (W2 measures it; benchmarks/op_cost.py shows where its time goes), hence
-    written out in one function: each Python call costs about 0.1 us."""
+    written out in one function: each Python call costs about 0.1 us, each bytecode 5 ns."""
     if process.hooked and mode.tracer is not None:   # process.hooked: see hooks.py
         return call_untraced(cls, args)
-    if record and mode.enabled:         # build the Node: it is forward's ctx
-        node = _new(cls._node_cls)      # each field set once, here (no __init__ call)
+    if not (record and mode.enabled):   # nothing to record: one shared ctx that keeps nothing
+        try:
+            if cls.setup_context is not None:
+                out = cls.forward(*args)
+            elif len(args) == 2:        # unrolled: a star call costs 140 ns more per op
+                out = cls.forward(_NULL, args[0], args[1])
+            elif len(args) == 1:
+                out = cls.forward(_NULL, args[0])
+            else:
+                out = cls.forward(_NULL, *args)
+        except _FORWARD_ERRORS as e:
+            raise _forward_error(cls, args, e) from None
+        if type(out) is _ndarray:
+            t = _new(Tensor)
+            t._data = out
+            t.device = device
+            return t
+        return _wrap_plain(out, device)
+    node = _new(cls._node_cls)          # the Node is forward's ctx; each field set once, here
+    n = len(args)
+    if n == 1:                          # one argument, recorded: it requires grad
+        a = args[0]
+        node._edges = [(a.grad_fn or a._accum or accumulate_node(a), a._out_idx)]
+        node.needs_input_grad = _NEEDS_ONE
+    elif n == 2:                        # written out: most ops have two arguments
+        a, b = args
+        if isinstance(a, Tensor) and a._rg:   # its gradient goes to the node that made it
+            ea, na = (a.grad_fn or a._accum or accumulate_node(a), a._out_idx), True
+        else:
+            ea, na = (_NO_EDGE if isinstance(a, Tensor) else None), False
+        if isinstance(b, Tensor) and b._rg:
+            eb, nb = (b.grad_fn or b._accum or accumulate_node(b), b._out_idx), True
+        else:
+            eb, nb = (_NO_EDGE if isinstance(b, Tensor) else None), False
+        node._edges = [ea, eb]
+        node.needs_input_grad = (na, nb)
+    else:
         edges = []
         needs = []
         for a in args:
             if isinstance(a, Tensor):
-                if a._rg:               # its gradient goes to the node that made it
+                if a._rg:
                     edges.append((a.grad_fn or a._accum or accumulate_node(a), a._out_idx))
                     needs.append(True)
                     continue
@@ -303,37 +385,27 @@ def _call(cls, args, device, record):
             needs.append(False)
         node.needs_input_grad = tuple(needs)
         node._edges = edges
-        node._device = device
-        node._to_save = node._saved = ()
-        ctx = node
-        mode.enabled = False            # forward runs unrecorded (it may use Tensor ops)
-    else:
-        ctx = _NULL                     # one shared ctx that keeps nothing
-        node = None
+    node._device = device
+    node._to_save = node._saved = ()
+    quiet = cls.forward_on_arrays       # else forward may use Tensor ops: they must not record
+    if not quiet:
+        mode.enabled = False
     try:
         if cls.setup_context is not None:   # torch 2.x style: forward(*args), then setup_context
             out = cls.forward(*args)
-            if node is not None:
-                cls.setup_context(node, args, out)
-        elif len(args) == 2:            # unrolled: a star call costs 140 ns more per op
-            out = cls.forward(ctx, args[0], args[1])
-        elif len(args) == 1:
-            out = cls.forward(ctx, args[0])
+            cls.setup_context(node, args, out)
+        elif n == 2:
+            out = cls.forward(node, args[0], args[1])
+        elif n == 1:
+            out = cls.forward(node, args[0])
         else:
-            out = cls.forward(ctx, *args)
+            out = cls.forward(node, *args)
     except _FORWARD_ERRORS as e:
         raise _forward_error(cls, args, e) from None
     finally:
-        if node is not None:
+        if not quiet:
             mode.enabled = True
-    if node is None:
-        if type(out) is _ndarray:
-            t = _new(Tensor)
-            t._data = out
-            t.device = device
-            return t
-        return _wrap_plain(out, device)
-    # recorded: attach the differentiable outputs to node, pack what forward saved
+    to_save = node._to_save
     if type(out) is _ndarray and not node._to_mark:     # the common case: one array out
         result = _new(Tensor)
         result._data = out
@@ -344,20 +416,26 @@ def _call(cls, args, device, record):
             result._rg = True
         node._out_shapes = (out.shape,)
         node._out_dtypes = (dtype,)
-        outputs = (result,)
+        if to_save:
+            if len(to_save) == 1 and (to_save[0] is out or to_save[0] is result) \
+                    and not process.hooked:     # forward saved its output (tanh, exp, ...)
+                result._vc = vc = [0]
+                node._saved = ((out, vc, 0, 0),)
+            else:
+                node._saved = _pack_saved(to_save, (result,))
     else:
         outputs = _link_outputs(node, out, device)
         result = outputs if type(out) is tuple else outputs[0]
-    if node._to_save:
-        node._saved = _pack_saved(node._to_save, outputs)
-        if process.hooked and mode.saved_hooks is not None:   # keep only what pack returned
-            node._to_save = ()                                  # (checkpointing)
+        if to_save:
+            node._saved = _pack_saved(node._to_save, outputs)
+    if process.hooked and to_save and mode.saved_hooks is not None:
+        node._to_save = ()              # keep only what pack returned (checkpointing)
     node._seq = next(_seq)
     if process.anomaly:
         node._trace = _user_stack()
     if process.hooked:
         for fn in mode.op_hooks:
-            fn(node, args, outputs)
+            fn(node, args, result if type(result) is tuple else (result,))
     return result
 
 
@@ -450,42 +528,41 @@ def _link_outputs(node, out, device):
 
 
 def _pack_saved(items, outputs):
-    """(kind, object, version counter, version) per saved item (the SAVED_* kinds above). An
-    output is stored without its grad_fn, to avoid a reference cycle. Under
-    hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
+    """What the node keeps for each saved item (the forms listed at the top of this file).
+    Under hooks.saved_tensors_hooks a tensor is stored as pack(tensor)."""
     hooks = mode.saved_hooks if process.hooked else None
-    only = outputs[0] if len(outputs) == 1 else None   # the common case: one output
+    only = outputs[0] if len(outputs) == 1 else None     # the common case: one output
     packed = []
     for item in items:
-        if item is None:
-            packed.append(_VALUE_NONE)
+        if item is None or isinstance(item, (int, float)):
+            packed.append(item)
             continue
         if only is not None:
-            i = 0 if item is only._data or item is only else -1
+            i = 0 if item is only or item is only._data else -1
         else:
-            i = next((j for j, o in enumerate(outputs) if item is o._data or item is o), -1)
+            i = _output_index(item, outputs)
         if i < 0 and not isinstance(item, Tensor):
-            if isinstance(item, (int, float, bool)):
-                packed.append((SAVED_VALUE, item, None, 0))
-            else:
-                packed.append((SAVED_CONSTANT, item, _UNVERSIONED, 0))
+            packed.append((item, _UNVERSIONED, 0, -1))   # a constant array
             continue
         t = item if i < 0 else outputs[i]
         vc = t._vc
         if vc is None:
             vc = t._vc = [0]
         if hooks is not None:
-            packed.append(_packed(hooks, t, vc))
+            packed.append(_Packed(hooks[0], hooks[1], t, vc))
         elif i < 0:
-            packed.append((SAVED_INPUT, item, vc, vc[0]))
+            packed.append((t, vc, vc[0]))
         else:
-            packed.append((SAVED_OUTPUT, (t._data, i), vc, vc[0]))
+            packed.append((t._data, vc, vc[0], i))
     return packed
 
 
-def _packed(hooks, tensor, vc):
-    pack, unpack = hooks
-    return (SAVED_PACKED, (pack(tensor), unpack, tensor._data.shape), vc, vc[0])
+def _output_index(item, outputs):
+    """Which output item is (the tensor or its array), or -1."""
+    for i, o in enumerate(outputs):
+        if item is o or item is o._data:
+            return i
+    return -1
 
 
 def _shapes(args):

@@ -6,7 +6,7 @@ from ..function import Function, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
-from .raw import raw, times, wrap, wrap_result
+from .raw import raw, wrap, wrap_result
 from .table import Numpy
 from . import rules
 
@@ -19,9 +19,15 @@ def _check_bool(name, *xs):
                 "mask.logical_not(); to do arithmetic, convert first with mask.float().")
 
 
+def _same_kind(grad, x):
+    """x (None, a number or an array) times grad computes on arrays as torch would."""
+    return x is None or (x.dtype is grad.dtype if type(x) is type(grad)
+                         else type(x) in (float, int) and grad.dtype.kind == "f")
+
 class Add(Function):
     node_name = "AddBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("add({0}, {1}, {out})"), "({0} + {1})", "Add"
 
     @staticmethod
@@ -40,6 +46,10 @@ class Add(Function):
         return grad, grad
 
     @staticmethod
+    def backward_arrays(ctx, grad):
+        return grad, grad
+
+    @staticmethod
     def jvp(args, tangents, out):
         return rules.fit(rules.total(*tangents), out)
 
@@ -49,6 +59,7 @@ class Add(Function):
 class Sub(Function):
     node_name = "SubBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("subtract({0}, {1}, {out})"), "({0} - {1})", "Sub"
 
     @staticmethod
@@ -79,6 +90,7 @@ class Sub(Function):
 class Mul(Function):
     node_name = "MulBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("multiply({0}, {1}, {out})"), "({0} * {1})", "Mul"
 
     @staticmethod
@@ -99,10 +111,16 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = raw(grad)
-        if g is not None:                  # no graph to record: the products on arrays
-            return (times(g, b, grad) if need[0] else None), \
-                (times(g, a, grad) if need[1] else None)
+        return (grad * b if need[0] else None), (grad * a if need[1] else None)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """The products on arrays, where numpy's result dtype is torch's: the other factor has
+        the gradient's dtype, or is a Python number and the gradient is floating point."""
+        b, a = ctx.saved_arrays
+        need = ctx.needs_input_grad
+        if not (_same_kind(grad, b) and _same_kind(grad, a)):
+            return NotImplemented
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
     @staticmethod
@@ -116,6 +134,7 @@ class Mul(Function):
 class Div(Function):
     node_name = "DivBackward0"
     arity, elementwise = 2, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("true_divide({0}, {1}, {out})"), "({0} / {1})", "Div"
 
     @staticmethod

@@ -43,14 +43,6 @@ def wrap_result(out, like):
     return t
 
 
-def times(g, x, grad):
-    """grad * x (g is raw(grad)), on arrays when x is a tensor of the gradient's dtype; the
-    Tensor op otherwise (a number, or another dtype: it promotes as torch does)."""
-    if type(x) is not Tensor or x._data.dtype is not g.dtype:
-        return grad * x
-    return wrap_result(g * x._data, grad)
-
-
 _ONES = {}   # dtype -> a 0-d numpy array holding 1
 
 

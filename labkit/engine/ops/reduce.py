@@ -399,12 +399,10 @@ class Std(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        """torch's std_backward: var's backward of grad / (2 std), 0 where std is 0."""
-        from .select import where
+        """torch's std_backward: var's backward of grad / (2 std), then 0 where std is 0
+        (masked after dividing, as torch: a second derivative there is nan, as in torch)."""
         x, y = ctx.saved_tensors
-        zero = y == 0
-        return _var_backward(ctx, where(zero, 0.0, grad / where(zero, 1.0, y * 2)), x), None, \
-            None, None
+        return _var_backward(ctx, (grad / (y * 2)).masked_fill(y == 0, 0.0), x), None, None, None
 
     jvp = classmethod(Var.jvp.__func__)   # the variance's tangent, then d sqrt
     vmap = classmethod(rules.dims_after_batch)

@@ -7,7 +7,7 @@ from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
 from ..creation import zeros_like
 from .common import float_data, refuse_bool
-from .raw import one, raw, times, wrap, wrap_result
+from .raw import one, raw, wrap
 from .table import Numpy
 from . import rules
 
@@ -15,6 +15,7 @@ from . import rules
 class Exp(Function):
     node_name = "ExpBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("exp({0}, {out})"), "exp({0})", "Exp"
 
     @staticmethod
@@ -27,8 +28,12 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        g = raw(grad)
-        return grad * y if g is None else times(g, y, grad)   # on arrays: nothing to record
+        return grad * y
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        (y,) = ctx.saved_arrays
+        return (grad * y,) if grad.dtype is y.dtype else NotImplemented
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -41,6 +46,7 @@ class Exp(Function):
 class Log(Function):
     node_name = "LogBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("log({0}, {out})"), "log({0})", "Log"
 
     @staticmethod
@@ -64,6 +70,7 @@ class Log(Function):
 class Sqrt(Function):
     node_name = "SqrtBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("sqrt({0}, {out})"), "sqrt({0})", "Sqrt"
 
     @staticmethod
@@ -89,6 +96,7 @@ class Sqrt(Function):
 class Sin(Function):
     node_name = "SinBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("sin({0}, {out})"), "sin({0})", "Sin"
 
     @staticmethod
@@ -112,6 +120,7 @@ class Sin(Function):
 class Cos(Function):
     node_name = "CosBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("cos({0}, {out})"), "cos({0})", "Cos"
 
     @staticmethod
@@ -135,6 +144,7 @@ class Cos(Function):
 class Tanh(Function):
     node_name = "TanhBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("tanh({0}, {out})"), "tanh({0})", "Tanh"
 
     @staticmethod
@@ -147,11 +157,15 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        g = raw(grad)
-        if g is not None and g.dtype is y._data.dtype:   # nothing to record: TanhBackward's
-            yd = y._data                                   # formula on the arrays
-            return wrap_result(g * (one(yd) - yd * yd), y)
         return tanh_backward(grad, y)
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        """TanhBackward's formula on the arrays, in its order."""
+        (y,) = ctx.saved_arrays
+        if grad.dtype is not y.dtype:
+            return NotImplemented
+        return (grad * (one(y) - y * y),)
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -214,6 +228,7 @@ class Sigmoid(Function):
     """1 / (1 + exp(-x)), computed without overflow; backward y * (1 - y) stays in [0, 1/4]."""
     node_name = "SigmoidBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     cuda, onnx = "(({ctype})1 / (({ctype})1 + exp(-{0})))", "Sigmoid"
 
     @staticmethod
@@ -290,6 +305,7 @@ sigmoid_backward = binary_op(SigmoidBackward)
 class Relu(Function):
     node_name = "ReluBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("maximum({0}, 0, out={out})"), "max({0}, ({ctype})0)", "Relu"
 
     @staticmethod
@@ -323,6 +339,7 @@ class Relu(Function):
 class Abs(Function):
     node_name = "AbsBackward0"
     arity, elementwise = 1, True
+    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("absolute({0}, {out})"), "abs({0})", "Abs"
 
     @staticmethod

@@ -7,8 +7,9 @@ the parts add up to the whole and nothing is estimated:
     dispatch + wrap      labkit under no_grad, minus numpy: Python calls, checks, Tensor objects
     recording            labkit forward with grad, minus no_grad: the Node, its edges, what
                          forward saves for backward (with its version counter)
-    backward formulas    each node's backward formula on its gradient (reading saved tensors
-                         and running the gradient ops)
+    backward formulas    each node's backward formula on its gradient, the one the engine
+                         calls (backward_arrays where the op has it: saved arrays in,
+                         gradient arrays out; else backward, on Tensors)
     backward engine      backward minus its formulas: the loop that orders the nodes, hands
                          each gradient to the next node, and accumulates into .grad
     freeing the graph    dropping the last reference: every Node and saved array is released
@@ -115,7 +116,9 @@ def op_cost(n_ops=60, rounds=15, number=3, torch=True):
         prev, mode.enabled = mode.enabled, False
         t0 = clock()
         for n, g in zip(nodes, grads):
-            n._fn.backward(n, g)
+            fast = n._fn.backward_arrays
+            if fast is None or fast(n, g._data) is NotImplemented:
+                n._fn.backward(n, g)
         t = clock() - t0
         mode.enabled = prev
         return t
