@@ -130,6 +130,12 @@ SETS = [
     "h = L.arange(6.).reshape(2, 3); h[L.tensor([[1, 0, 1], [0, 0, 1]], dtype=L.uint8)] = 2; out = h",
     "h = L.arange(6.).reshape(2, 3); h[L.tensor([[1, 0, 1], [0, 0, 1]], dtype=L.uint8)] = L.tensor([1., 2., 3.]); out = h",
     "h = L.arange(6.).reshape(2, 3); h[h > 2] = L.ones(2, 1); out = h",
+    # too many indices is reported before anything else (a mask names its ndim dims)
+    "out = L.zeros(0, 1)[slice(None, None, -1), L.tensor([[0], [0]], dtype=L.uint8)]",
+    "out = L.zeros(2, 3)[slice(None, None, -1), 0, 0]", "out = L.zeros(2, 3)[5, slice(None, None, -1)]",
+    "out = L.zeros(2, 3)[L.tensor([[True] * 3] * 2), 0]",
+    "out = L.zeros(3, 3, 3).index_select(-1, L.tensor([3]))", "out = L.zeros(3, 3).index_select(1, L.tensor([3]))",
+    "out = L.zeros(2, 0, 2).index_select(0, L.tensor([5]))",
 ]
 
 

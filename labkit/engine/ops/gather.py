@@ -285,9 +285,10 @@ def index_select(input, dim, index):
         raise RuntimeError(f"index_select(): self indexing axis dim should be positive: dim "
                            f"{dim} of shape {tuple(input.shape)} has size 0, nothing to select.")
     if i.size and bool(((i < 0) | (i >= n)).any()):
-        # torch's kernel for 1-D inputs and dim 0 raises IndexError, its others RuntimeError
-        simple = input._data.ndim <= 1 or (dim == 0 and input._data.size > 0)
-        raise (IndexError if simple else RuntimeError)(
+        # torch's kernel for dim 1 raises RuntimeError (as does any dim of an empty input),
+        # the others IndexError
+        special = input._data.ndim > 1 and (dim == 1 or input._data.size == 0)
+        raise (RuntimeError if special else IndexError)(
             f"index_select(): index out of range in self: indices must be in 0..{n - 1} for "
             f"dim {dim} of shape {tuple(input.shape)}.")
     return IndexSelect.apply(input, dim, index)

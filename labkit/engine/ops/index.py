@@ -72,6 +72,8 @@ def _first_fault(idx, x):
     range (IndexError) before a negative step further right (ValueError), and the reverse."""
     shape = x._data.shape
     used = sum(_item_axes(i) for i in idx if i is not Ellipsis)
+    if used > len(shape):            # torch counts the dims an index names before anything
+        raise _index_error(x, idx, f"too many indices for tensor of dimension {len(shape)}")
     axis = 0
     for i in idx:
         if i is Ellipsis:
