@@ -60,6 +60,7 @@ from . import autograd, cuda, nn, optim  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
+from .engine import return_types  # noqa: F401,E402  (torch.return_types)
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
 from . import utils  # noqa: F401,E402  (labkit.utils.data, as torch.utils.data)
@@ -94,11 +95,13 @@ from .engine.ops.special_math import (copysign, deg2rad, exp2, float_power, fmax
                                       fmod, heaviside, hypot, logit, rad2deg, sgn, signbit,
                                       sinc, xlogy)
 from .engine.ops.cumulative_extra import cummax, cummin, logcumsumexp  # noqa: F401,E402
+from .engine.ops.detach import detach_  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends, distributions  # noqa: F401,E402
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
                        get_num_threads, is_deterministic_algorithms_warn_only_enabled,
                        set_num_interop_threads, set_num_threads, use_deterministic_algorithms)
+from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 float = float32
 double = float64
 half = float16

@@ -9,7 +9,7 @@ import os
 import warnings
 
 _state = {"deterministic": False, "warn_only": False,
-          "threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1}
+          "threads": os.cpu_count() or 1, "interop": os.cpu_count() or 1, "matmul_precision": "highest"}
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -46,6 +46,22 @@ def set_num_interop_threads(n):
 
 def get_num_interop_threads():
     return _state["interop"]
+
+
+def set_float32_matmul_precision(precision):
+    """Recorded and read back: numpy's float32 matmul is always full precision ('highest')."""
+    if not isinstance(precision, str):
+        raise RuntimeError("set_float32_matmul_precision expects a str, but got "
+                           f"{type(precision).__name__}")
+    if precision not in ("highest", "high", "medium"):
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "set_float32_matmul_precision call has no effect.")
+        return
+    _state["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _state["matmul_precision"]
 
 
 def quiet_numpy_float_warnings():

@@ -47,7 +47,7 @@ def test_set_printoptions_like_torch(options):
     for lib in (labkit, torch):
         lib.set_printoptions(**options)
         try:
-            # values that fit on one line: labkit wraps long ones by numpy's rule, not torch's
+            # (long rows wrap as torch wraps them: tests/test_torch_semantics_programs.py)
             texts.append([repr(lib.tensor(v)) for v in ([1.23456, 2.0], [1e-6, 1.0], [0.5, 1.0])]
                          + [repr(lib.arange(1200.0)[-4:])]
                          + ([repr(lib.arange(20))] if "threshold" in options else []))

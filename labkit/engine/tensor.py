@@ -260,9 +260,13 @@ class Tensor:
         return bool(self._data)
 
     def __float__(self):
+        if self._rg:
+            _warn_scalar()
         return float(self.item())
 
     def __int__(self):
+        if self._rg:
+            _warn_scalar()
         return int(self.item())
 
     def __index__(self):
@@ -296,6 +300,21 @@ class Tensor:
 
 
 _new = object.__new__
+Tensor.__module__ = "labkit"   # type(t) prints <class 'labkit.Tensor'>, as torch's does
+
+
+def _warn_scalar():
+    """torch's warning, once per process, for float()/int() of a tensor that requires grad."""
+    global _warned_scalar
+    if not _warned_scalar:
+        _warned_scalar = True
+        import warnings
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.",
+                      UserWarning, stacklevel=3)
+
+
+_warned_scalar = False
 
 
 class Size(tuple):
@@ -303,6 +322,22 @@ class Size(tuple):
 
     def __repr__(self):
         return f"labkit.Size({list(self)})"
+
+    def __getitem__(self, index):
+        """A slice of a Size is a Size (x.shape[1:]), as torch's."""
+        got = tuple.__getitem__(self, index)
+        return Size(got) if isinstance(index, slice) else got
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(other + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def numel(self):
         n = 1

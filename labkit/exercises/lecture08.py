@@ -138,19 +138,20 @@ def _launch_case(time_per_launch, stream_class, job_s, n, earlier):
         return not_done("time_per_launch")
     # A sleep lasts at least as long as asked, and longer on a busy machine, so the answer is
     # compared with the same n jobs run directly (job_ms: what one really took just now). The
-    # right answer is about 1x that; the two mistakes give about 0 and (n + earlier) / n.
+    # right answer is about 1x that; the two mistakes give about 0 and (n + earlier) / n (3x
+    # here), so the window is wide: a busy machine (a shared hub) stretches threads' timings.
     start = time.perf_counter()
     for _ in range(n):
         job()
     job_ms = max(job_s, (time.perf_counter() - start) / n) * 1e3
     ms = float(seconds) * 1e3
     what = f"time_per_launch with {n} jobs of {job_s * 1e3:g} ms each"
-    if 0.8 * job_ms <= ms <= 1.6 * job_ms:
+    if 0.5 * job_ms <= ms <= 2.2 * job_ms:
         return Verdict(True, f"correct: {what} measures those jobs, and only them.")
     if ms < 0.5 * job_ms:
         hint = ("the clock was read while the jobs were still queued: synchronize before "
                 "reading it at the end")
-    elif earlier and ms > 1.6 * job_ms:
+    elif earlier and ms > 2.2 * job_ms:
         hint = ("the earlier work was counted too: synchronize before starting the clock "
                 "as well")
     else:

@@ -14,5 +14,11 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        """As torch: a fresh Parameter holding a copy of the values; no .grad, no sharing."""
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
 
 from .uninitialized import UninitializedBuffer, UninitializedParameter  # noqa: E402,F401  torch.nn.parameter's names

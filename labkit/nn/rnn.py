@@ -232,9 +232,9 @@ class RNNBase(Module):
             h = zeros(n_state, batch, h_size, dtype=like.dtype, device=like.device)
             c = zeros(n_state, batch, self.hidden_size, dtype=like.dtype, device=like.device)
             return (h, c) if is_lstm else h
-        parts = hx if is_lstm else (hx,)
-        if is_lstm and not (isinstance(hx, tuple) and len(hx) == 2):
+        if is_lstm and not (isinstance(hx, (tuple, list)) and len(hx) == 2):  # torch: a list too
             raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0), got {type(hx).__name__}.")
+        parts = tuple(hx) if is_lstm else (hx,)
         if not is_lstm and not isinstance(hx, Tensor):
             raise TypeError(f"{name}: hx must be a tensor, got {type(hx).__name__} (only LSTM "
                             "takes a tuple (h_0, c_0)).")

@@ -8,7 +8,8 @@ from .optimizer import Optimizer, step_tensor
 
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
         if lr < 0 or eps < 0 or weight_decay < 0:
             raise ValueError(f"{type(self).__name__}: lr, eps and weight_decay must be >= 0, got "
                              f"lr={lr}, eps={eps}, weight_decay={weight_decay}.")
@@ -16,7 +17,9 @@ class Adam(Optimizer):
             raise ValueError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}.")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize,
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused,   # torch's kernel choices: recorded, one math
                                       decoupled_weight_decay=decoupled_weight_decay))
 
     def _update(self, p, group):

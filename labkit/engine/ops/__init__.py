@@ -6,6 +6,6 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                introspect, layout, math, norm, products, sampling, scan, sort, stats, tri,
                windows, broadcast, scatter_reduce, index_put, stacking, search,
                products_extra, finite, linalg_solve, api_extras, special_math,
-               cumulative_extra)
+               cumulative_extra, detach, shape_inplace, deepcopy)
 from .keywords import install_methods as _install_methods
 _install_methods()

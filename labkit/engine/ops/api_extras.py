@@ -1,13 +1,13 @@
 """Small torch functions programs reach for: tril_indices / triu_indices (the coordinates of a
 triangle), aminmax, nanmean / nansum (ignoring nan, differentiable), logspace and randint_like."""
-from collections import namedtuple
 
 import numpy as np
 
 from ..creation import linspace, randint, tensor
 from ..tensor import Tensor, tensor_method
 
-AminmaxResult = namedtuple("torch_return_types_aminmax", ["min", "max"])
+from .. import return_types as _rt  # noqa: E402
+AminmaxResult = _rt.aminmax
 
 
 def _indices(which, row, col, offset, dtype, device):

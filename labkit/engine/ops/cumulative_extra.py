@@ -1,12 +1,11 @@
 """cummax / cummin (the running extreme and where it was reached, the later index on ties, as
 torch) and logcumsumexp (a running log-sum-exp, shifted by the maximum for stability). Values
 are gathered from the input, so gradients flow to the positions that won."""
-from collections import namedtuple
 
 from ..tensor import Tensor, tensor_method
 
-CummaxResult = namedtuple("cummax", ["values", "indices"])
-CumminResult = namedtuple("cummin", ["values", "indices"])
+from .. import return_types as _rt  # noqa: E402
+CummaxResult, CumminResult = _rt.cummax, _rt.cummin
 
 
 def _running(input, dim, ufunc_name):

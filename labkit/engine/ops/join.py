@@ -153,9 +153,14 @@ def _split_dim(name, x, dim):
 
 
 @tensor_method("split")
-def split(x, split_size_or_sections, dim=0):
+def split(x, split_size_or_sections=None, dim=0, *, split_size=None):
     """Pieces of size split_size (the last may be smaller), or of the listed sizes. The pieces
     are views of x (they share its memory and version counter), as in torch."""
+    if split_size_or_sections is None:   # Tensor.split's keyword is split_size
+        if split_size is None:
+            raise TypeError("split() missing 1 required positional argument: "
+                            "'split_size_or_sections'")
+        split_size_or_sections = split_size
     dim = _split_dim("split", x, dim)
     n = x._data.shape[dim]
     if isinstance(split_size_or_sections, int):

@@ -8,7 +8,6 @@ is LAPACK through xp.linalg (numpy, or CuPy on a GPU); each backward is the text
   cholesky: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = lower triangle with half the diagonal
   eigh:     gA = V (skew(V^T gV) / (L_j - L_i) + diag(gL)) V^T
 """
-from collections import namedtuple
 
 from ..function import Function
 from ..tensor import Tensor, tensor_method
@@ -139,8 +138,8 @@ class Cholesky(Function):
         return 0.5 * (gA + gA.mT), None
 
 
-EighResult = namedtuple("torch_return_types_linalg_eigh", ["eigenvalues", "eigenvectors"])
-SlogdetResult = namedtuple("torch_return_types_linalg_slogdet", ["sign", "logabsdet"])
+from .. import return_types as _rt  # noqa: E402
+EighResult, SlogdetResult = _rt.linalg_eigh, _rt.linalg_slogdet
 
 
 class Eigh(Function):

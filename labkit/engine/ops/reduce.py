@@ -1,7 +1,6 @@
 """Reductions: sum, mean, max/min (all or along a dim), amax/amin, var, std, argmax/argmin."""
 import builtins
 import contextlib
-from collections import namedtuple
 
 import numpy as np
 
@@ -12,7 +11,7 @@ from .raw import raw, wrap
 from .table import Numpy
 from . import rules
 
-values_indices = namedtuple("values_indices", ["values", "indices"])
+from .. import return_types as _rt
 
 
 def _dims(dim, ndim, empty_is_all=True):
@@ -436,16 +435,16 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     return Mean.apply(x, _dims(dim, x._data.ndim), keepdim)
 
 
-def _max_min(x, dim, keepdim, all_cls, dim_cls):
+def _max_min(x, dim, keepdim, all_cls, dim_cls, result):
     if dim is None:
         return all_cls.apply(x, _dims(None, x._data.ndim), False)
     d = _dims(dim, x._data.ndim)
     if not d:                    # a 0-d tensor: its one element is the max, at index 0
         values, indices = dim_cls.apply(x.reshape(1), 0, False)
-        return values_indices(values.reshape(()), indices.reshape(()))  # keepdim: still 0-d
+        return result(values.reshape(()), indices.reshape(()))  # keepdim: still 0-d
     d = d[0]
     _check_nonempty(dim_cls.pick, x, (d,))
-    return values_indices(*dim_cls.apply(x, d, keepdim))
+    return result(*dim_cls.apply(x, d, keepdim))
 
 
 @tensor_method("max")
@@ -454,14 +453,14 @@ def max(x, dim=None, keepdim=False, *, other=None):
     (max(x, y) or other=y), the elementwise maximum, as labkit.maximum."""
     if isinstance(dim, Tensor) or other is not None:
         return x.maximum(dim if other is None else other)
-    return _max_min(x, dim, keepdim, MaxAll, MaxDim)
+    return _max_min(x, dim, keepdim, MaxAll, MaxDim, _rt.max)
 
 
 @tensor_method("min")
 def min(x, dim=None, keepdim=False, *, other=None):
     if isinstance(dim, Tensor) or other is not None:
         return x.minimum(dim if other is None else other)
-    return _max_min(x, dim, keepdim, MinAll, MinDim)
+    return _max_min(x, dim, keepdim, MinAll, MinDim, _rt.min)
 
 
 @tensor_method("amax")

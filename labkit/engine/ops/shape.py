@@ -5,7 +5,6 @@ Each view remembers how it was made (`_view_of = (parent, op, args)`), and each 
 `put_back(parent, new_view, *args)`: the parent's new value once the view holds `new_view`. The
 in-place ops use both to record x.add_(1) on a view as a change of its base, as torch does.
 """
-import copy
 import weakref
 
 from ..function import Function
@@ -330,9 +329,10 @@ def _norm_dim(dim, ndim, name):
 
 
 @tensor_method("reshape")
-def reshape(x, *shape):
-    """The same elements in a new shape (a view when the memory layout allows)."""
-    shape = _shape_arg(shape)
+def reshape(x, *sizes, shape=None):
+    """The same elements in a new shape (a view when the memory layout allows); the shape as
+    sizes, a tuple, or shape= (torch's keyword)."""
+    shape = _shape_arg(sizes if shape is None else (shape,))
     out = Reshape.apply(x, shape)
     if x._data.flags.c_contiguous or x.device.xp.may_share_memory(out._data, x._data):
         return _as_view(out, x, Reshape, (shape,))
@@ -340,8 +340,8 @@ def reshape(x, *shape):
 
 
 @tensor_method("view")
-def view(x, *shape):
-    shape = _shape_arg(shape)
+def view(x, *sizes, size=None):
+    shape = _shape_arg(sizes if size is None else (size,))
     if not x._data.flags.c_contiguous and x._data.size > 1 and not _viewable(x._data, shape):
         raise RuntimeError(
             f"view: this tensor of shape {tuple(x.shape)} is not contiguous in memory (it was "
@@ -404,7 +404,8 @@ Tensor.mT = property(_mT, doc="Transpose of the last two dims.")
 
 
 @tensor_method("permute")
-def permute(x, *dims):
+def permute(x, *order, dims=None):
+    dims = order if dims is None else (dims,)
     if not dims:
         raise TypeError("permute() missing 1 required positional arguments: \"dims\" (for a "
                         "0-d tensor, x.permute(()) is the identity).")
@@ -412,8 +413,8 @@ def permute(x, *dims):
 
 
 @tensor_method("expand")
-def expand(x, *shape):
-    shape = _shape_arg(shape)
+def expand(x, *sizes, size=None):
+    shape = _shape_arg(sizes if size is None else (size,))
     lead = len(shape) - x._data.ndim
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater "
@@ -485,41 +486,3 @@ def clone(x):
 def contiguous(x):
     return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
 
-
-def _inplace_view(x, name, make):
-    """x.t_(), x.unsqueeze_(0) ...: x itself takes the view's shape and history (torch's
-    in-place view ops: the memory is the same, the version goes up)."""
-    from ..grad_mode import mode
-    if mode.enabled and x._rg and x.grad_fn is None:
-        raise RuntimeError(f"{name}: a leaf Variable that requires grad is being used in an "
-                           "in-place operation. Use the out-of-place form (x = x.t()), or wrap "
-                           "it in `with labkit.no_grad():`.")
-    old = copy.copy(x)               # x as it was: data, history, view links
-    out = make(old)
-    x._data = out._data
-    if out.grad_fn is not None:
-        x.grad_fn, x._out_idx = out.grad_fn, out._out_idx
-    if x._view_of is not None:       # still a view of the same base, one op further
-        x._view_of, x._hist_v = out._view_of, out._hist_v
-    x._bump_version()
-    return x
-
-
-@tensor_method("t_")
-def t_(x):
-    return _inplace_view(x, "t_", t)
-
-
-@tensor_method("transpose_", "swapaxes_", "swapdims_")
-def transpose_(x, dim0, dim1):
-    return _inplace_view(x, "transpose_", lambda y: transpose(y, dim0, dim1))
-
-
-@tensor_method("unsqueeze_")
-def unsqueeze_(x, dim):
-    return _inplace_view(x, "unsqueeze_", lambda y: unsqueeze(y, dim))
-
-
-@tensor_method("squeeze_")
-def squeeze_(x, dim=None):
-    return _inplace_view(x, "squeeze_", lambda y: squeeze(y, dim))

@@ -1,14 +1,13 @@
 """Ordering along a dim: sort, argsort, topk. The values' gradient goes back to the positions
 they came from (a scatter by the returned indices). Ties keep their original order (stable),
 and nan sorts as the largest value, as in torch."""
-from collections import namedtuple
 
 from ..function import Function
 from ..tensor import tensor_method
 from .gather import ScatterAddNew
 from .scan import _one_dim
 
-values_indices = namedtuple("values_indices", ["values", "indices"])
+from .. import return_types as _rt
 
 
 def _order(xp, d, dim, descending):
@@ -58,7 +57,7 @@ class TopK(Sort):
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices): the elements along dim in order; input.gather(dim, indices) == values."""
     dim = _one_dim(dim, input._data.ndim, "sort")
-    return values_indices(*Sort.apply(input, dim, bool(descending), None))
+    return _rt.sort(*Sort.apply(input, dim, bool(descending), None))
 
 
 @tensor_method("argsort")
@@ -74,6 +73,6 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n} "
                            f"(shape {tuple(input.shape)}); k must be in 0..{n}.")
-    return values_indices(*TopK.apply(input, dim, bool(largest), int(k)))
+    return _rt.topk(*TopK.apply(input, dim, bool(largest), int(k)))
 
 

@@ -5,7 +5,6 @@ histogram, bincount, unique (counting: not differentiable), std_mean and var_mea
 Sorting is the one new primitive (Sort, whose backward is the inverse permutation); the
 rest is written from it and from existing ops."""
 import math
-from collections import namedtuple
 
 from ..creation import arange, linspace
 from ..dtype import bool_
@@ -16,9 +15,8 @@ from .join import stack
 from .reduce import _dims, evenly_distribute
 from .select import where
 
-kthvalue_t = namedtuple("kthvalue", ["values", "indices"])
-mode_t = namedtuple("mode", ["values", "indices"])
-histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
+from .. import return_types as _rt  # noqa: E402
+kthvalue_t, mode_t, histogram_t = _rt.kthvalue, _rt.mode, _rt.histogram
 
 
 def _dim(dim, x, name):
@@ -247,7 +245,7 @@ def _nan_quantile(s, v, interpolation):
     return where(w < 0.5, a + w * (b - a), b - (b - a) * (1 - w))
 
 
-median_t = namedtuple("median", ["values", "indices"])
+
 
 
 class MedianPosition(Function):
@@ -332,7 +330,7 @@ def _median(input, dim, keepdim, ignore_nan, name):
         values, indices = values.reshape(()), indices.reshape(())
     elif keepdim:
         values, indices = values.unsqueeze(d), indices.unsqueeze(d)
-    return median_t(values, indices)
+    return getattr(_rt, name)(values, indices)
 
 
 @tensor_method("median")
@@ -392,7 +390,7 @@ class Histogram(Function):
 
 
 @tensor_method("histogram")
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges): counts (or sums of weight) in bins given as a count (equal bins over
     range, default the data's min..max) or as a 1-D tensor of increasing edges; each bin
     holds [left, right) except the last, [left, right]. density=True divides by total * width."""

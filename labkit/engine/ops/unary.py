@@ -96,7 +96,6 @@ class Sqrt(Function):
 class Sin(Function):
     node_name = "SinBackward0"
     arity, elementwise = 1, True
-    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("sin({0}, {out})"), "sin({0})", "Sin"
 
     @staticmethod
@@ -120,7 +119,6 @@ class Sin(Function):
 class Cos(Function):
     node_name = "CosBackward0"
     arity, elementwise = 1, True
-    forward_on_arrays = True
     numpy, cuda, onnx = Numpy("cos({0}, {out})"), "cos({0})", "Cos"
 
     @staticmethod
