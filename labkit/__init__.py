@@ -14,6 +14,8 @@ from .engine.dtype import bfloat16  # noqa: F401,E402  (numpy's via ml_dtypes, l
 from .engine.ops.arithmetic import add, div, mul, neg, pow, sub  # noqa: F401
 from .engine.ops.compare import (allclose, eq, equal, ge, gt, isfinite, isinf, isnan,  # noqa
                                  le, logical_and, logical_not, logical_or, logical_xor, lt, ne)
+from .engine.ops.compare import (bitwise_and, bitwise_left_shift, bitwise_not,  # noqa: F401
+                                 bitwise_or, bitwise_right_shift, bitwise_xor)
 from .engine.ops.join import cat, chunk, concat, concatenate, split, stack  # noqa: F401
 from .engine.ops.linalg import matmul, mm  # noqa: F401
 from .engine.ops.reduce import (amax, amin, argmax, argmin, max, mean, min, std, sum,  # noqa
@@ -21,6 +23,8 @@ from .engine.ops.reduce import (amax, amin, argmax, argmin, max, mean, min, std,
 from .engine.ops.select import maximum, minimum, where  # noqa: F401
 from .engine.ops.shape import (clone, flatten, permute, reshape, squeeze, t,  # noqa: F401
                                transpose, unsqueeze)
+from .engine.ops.shape import ravel, select  # noqa: F401
+from .engine.ops.index import take  # noqa: F401
 from .engine.ops.softmax import log_softmax, softmax  # noqa: F401
 from .engine.ops.unary import (abs, clamp, cos, exp, log, relu, sigmoid, sign, sin,  # noqa
                                sqrt, tanh)

@@ -6,6 +6,7 @@ from .defaults import defaults
 from .device import Device, cpu, to_device_array
 from .hooks import current_tracer
 from .memory import names_the_size
+from .promotion import fill_value
 from .tensor import Tensor
 
 
@@ -108,6 +109,9 @@ def from_numpy(array):
 
 def _filled(fill, size, dtype, device, requires_grad, default=None):
     np_dtype = _dt.to_np(dtype) or default or defaults.float
+    if not isinstance(fill, (bool, np.bool_)) and np_dtype.kind in "iu":
+        fill = fill_value(np_dtype, fill)     # as torch: -1 wraps into uint8, 300 or nan in
+                                              # int8 raise (numpy: OverflowError, or garbage)
     return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
 
 

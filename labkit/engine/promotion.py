@@ -59,6 +59,9 @@ def _scalar_np(x):
     if isinstance(x, (bool, np.bool_)):
         return _b
     if isinstance(x, (int, np.integer)):
+        if not -0x8000000000000000 <= x <= 0x7FFFFFFFFFFFFFFF:
+            raise OverflowError(f"int too big to convert: {x} does not fit int64, the widest "
+                                "integer a tensor holds (as torch). Use a float: float(x).")
         return _i64
     if isinstance(x, (float, np.floating)):
         return defaults.float   # float32 unless set_default_dtype changed it
@@ -156,3 +159,13 @@ def cast_all(*operands):
     """(np result dtype, operand arrays or numbers cast to it): what a promoting op computes on."""
     dt = result_np(*operands)
     return dt, tuple(cast(x, dt) for x in operands)
+
+
+def check_grad_dtype(name, x, dtype):
+    """sum/prod/cumsum(dtype=int) of a tensor autograd records: torch refuses (an integer
+    result cannot carry a gradient) instead of silently dropping the graph."""
+    from .grad_mode import mode
+    if mode.enabled and x._rg and not _dt.to_np(dtype).kind in "fV":
+        raise RuntimeError(f"{name}(dtype={dtype}): Autograd not support dtype {dtype}: x "
+                           "requires grad and an integer or bool result cannot carry a "
+                           f"gradient. Use x.detach().{name}(dtype=...), or a float dtype.")

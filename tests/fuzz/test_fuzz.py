@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import labkit
 
-from .programs import DTYPES, FLOATS, apply, arrays, shapes, step
+from .programs import DTYPES, FLOATS, _mk, apply, arrays, shapes, step
 
 torch = pytest.importorskip("torch")
 
@@ -61,7 +61,8 @@ def torch_self_inconsistent(step, dtype):
     return dtype == "float16" and step[0] == "pow" and step[1] == ("scalar", 0.5)
 
 
-TOL = {"float16": (2e-2, 2e-2), "float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
+TOL = {"float16": (2e-2, 2e-2), "bfloat16": (2e-2, 2e-2), "float32": (1e-4, 1e-5),
+       "float64": (1e-7, 1e-9)}
 
 
 def name_of(dtype):
@@ -74,6 +75,8 @@ def compare(mine, ref, what, tol_dtype=None):
         f"{what}: shape labkit {tuple(mine.shape)} torch {tuple(ref.shape)}"
     assert name_of(mine.dtype) == name_of(ref.dtype), \
         f"{what}: dtype labkit {mine.dtype} torch {ref.dtype}"
+    if name_of(ref.dtype) == "bfloat16":   # no numpy bfloat16 in torch: compare as float32
+        mine, ref = mine.float(), ref.float()
     m = mine.detach().numpy()
     r = ref.detach().numpy(force=True)   # force: torch may hand back a lazy ZeroTensor
     if r.dtype.kind in "biu":
@@ -118,7 +121,7 @@ def check_errors(what, t_err, l_err):
 
 
 def leaf(L, arr, grad):
-    t = L.tensor(arr)
+    t = _mk(L, arr)
     return t.requires_grad_() if grad else t
 
 
@@ -165,7 +168,7 @@ def same_step_on_same_input(s, lt, rl):
     return bool(np.array_equal(ref.numpy(), rl.detach().numpy()))
 
 
-PRECISION = ("float16", "float32", "float64")
+PRECISION = ("bfloat16", "float16", "float32", "float64")
 
 
 def least_precise(low, dtype):
@@ -186,7 +189,7 @@ def as_close_to_exact_as_torch(mine, ref, arr, steps, low=None):
     that answer, or where torch's own result misses it by more than the tolerance (the program is
     ill-conditioned at this tolerance) and labkit's error is at most 16x torch's."""
     name = low or name_of(ref.dtype)
-    if name not in ("float16", "float32"):
+    if name not in ("bfloat16", "float16", "float32"):
         return False
     prev = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)

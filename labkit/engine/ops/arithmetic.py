@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..promotion import result_type
+from ..promotion import fill_value, result_type
 from ..function import Function, _call, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
@@ -426,6 +426,10 @@ def pow(a, p):
     """a ** p; p a Python number (PowBackward0) or a tensor (PowBackward1)."""
     if isinstance(p, Tensor):
         return PowTensor.apply(a, p)
+    if isinstance(a, Tensor) and a._data.dtype.kind in "iu" and type(p) is int:
+        fill_value(a._data.dtype, p)   # as torch: an int exponent must fit x's integer dtype
+    if isinstance(a, Tensor) and a._data.dtype.kind == "b" and isinstance(p, bool):
+        return Pow.apply(a, p).bool()  # bool ** bool stays bool in torch
     return Pow.apply(a, p)
 
 

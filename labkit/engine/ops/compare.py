@@ -1,5 +1,9 @@
 """Comparisons and logic: they give bool tensors and are not differentiable."""
+import numpy as np
+
+from ..dtype import from_np
 from ..function import Function
+from ..promotion import cast_all
 from ..tensor import Tensor, tensor_method
 from .common import data, operands
 from .table import Numpy
@@ -64,12 +68,12 @@ class LogicalXor(_Compare):
     numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
 
 
-def _bind(cls, dunder, reflected=None):
+def _bind(cls, dunder=None, reflected=None):
     def op(a, b):
         return cls.apply(a, b)
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."
-    tensor_method(cls.op_name, dunder, *([reflected] if reflected else []))(op)
+    tensor_method(cls.op_name, *[d for d in (dunder, reflected) if d])(op)
     return op
 
 
@@ -79,9 +83,105 @@ lt = _bind(Lt, "__lt__")
 le = _bind(Le, "__le__")
 gt = _bind(Gt, "__gt__")
 ge = _bind(Ge, "__ge__")
-logical_and = _bind(LogicalAnd, "__and__", "__rand__")
-logical_or = _bind(LogicalOr, "__or__", "__ror__")
-logical_xor = _bind(LogicalXor, "__xor__", "__rxor__")
+logical_and = _bind(LogicalAnd)
+logical_or = _bind(LogicalOr)
+logical_xor = _bind(LogicalXor)
+
+
+class _Bitwise(Function):
+    """a & b, a | b, a ^ b, a << b, a >> b: bitwise on integers (logical on bools) in torch's
+    result dtype (int8 & 300 wraps 300 to 44 first, bool & 2 is int64); not for floats."""
+    arity, elementwise = 2, True
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        dt, (x, y) = cast_all(a, b)
+        if dt.kind not in "biu" or (dt.kind == "b" and cls.ufunc.endswith("shift")):
+            name = from_np(dt if dt.kind != "b" else np.dtype("int64"))
+            raise NotImplementedError(
+                f"{cls.op_name}: not implemented for {name} operands (as in torch: "
+                f"{cls.dunder} works on integer and bool tensors only). Convert first, e.g. "
+                "x.long(), or use logical_and/logical_or/logical_xor for a truth value.")
+        xp = (a if isinstance(a, Tensor) else b).device.xp
+        out = xp.asarray(getattr(xp, cls.ufunc)(x, y))
+        return out if out.dtype == dt else out.astype(dt)
+
+    vmap = classmethod(rules.elementwise)
+
+
+class BitwiseAnd(_Bitwise):
+    op_name, ufunc, dunder = "bitwise_and", "bitwise_and", "&"
+    cuda = "({0} & {1})"
+
+
+class BitwiseOr(_Bitwise):
+    op_name, ufunc, dunder = "bitwise_or", "bitwise_or", "|"
+    cuda = "({0} | {1})"
+
+
+class BitwiseXor(_Bitwise):
+    op_name, ufunc, dunder = "bitwise_xor", "bitwise_xor", "^"
+    cuda = "({0} ^ {1})"
+
+
+class BitwiseLeftShift(_Bitwise):
+    op_name, ufunc, dunder = "bitwise_left_shift", "left_shift", "<<"
+    cuda = "({0} << {1})"
+
+
+class BitwiseRightShift(_Bitwise):
+    op_name, ufunc, dunder = "bitwise_right_shift", "right_shift", ">>"
+    cuda = "({0} >> {1})"
+
+
+def _bind_bitwise(cls, dunder, reflected):
+    def op(a, b):
+        return cls.apply(a, b)
+
+    def rop(a, b):
+        return cls.apply(b, a)
+    op.__name__ = cls.op_name
+    op.__doc__ = f"Elementwise {cls.dunder}: bitwise on integers, logical on bools."
+    tensor_method(cls.op_name, dunder)(op)
+    tensor_method(reflected)(rop)
+    return op
+
+
+bitwise_and = _bind_bitwise(BitwiseAnd, "__and__", "__rand__")
+bitwise_or = _bind_bitwise(BitwiseOr, "__or__", "__ror__")
+bitwise_xor = _bind_bitwise(BitwiseXor, "__xor__", "__rxor__")
+bitwise_left_shift = _bind_bitwise(BitwiseLeftShift, "__lshift__", "__rlshift__")
+bitwise_right_shift = _bind_bitwise(BitwiseRightShift, "__rshift__", "__rrshift__")
+
+
+class BitwiseNot(Function):
+    op_name, arity, elementwise = "bitwise_not", 1, True
+    numpy = Numpy("invert({0}, {out})")
+
+    @staticmethod
+    def cuda(operands, node, ctype):
+        return f"(!{operands[0]})" if ctype == "bool" else f"(~{operands[0]})"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a._data.dtype.kind not in "biu":
+            raise NotImplementedError(f"bitwise_not: not implemented for {a.dtype} (as in "
+                                      "torch); it works on integer and bool tensors.")
+        return ~a._data
+
+
+@tensor_method("bitwise_not")
+def bitwise_not(a):
+    return BitwiseNot.apply(a)
+
+
+@tensor_method("__invert__")
+def _invert(a):
+    """~x: logical not of a bool tensor, bitwise not of an integer one."""
+    if a._data.dtype.kind not in "biu":
+        raise TypeError(f"~ (operator.invert) is only implemented on integer and bool tensors, "
+                        f"got {a.dtype}; for a mask use ~(x > 0) or x.logical_not().")
+    return BitwiseNot.apply(a)
 
 
 class LogicalNot(Function):
@@ -90,13 +190,10 @@ class LogicalNot(Function):
 
     @staticmethod
     def forward(ctx, a):
-        if a._data.dtype.kind != "b":
-            raise TypeError(f"~ (logical not) needs a bool tensor, got {a.dtype}; "
-                            "compare first, e.g. ~(x > 0).")
-        return ~a._data
+        return a.device.xp.logical_not(a._data)
 
 
-@tensor_method("logical_not", "__invert__")
+@tensor_method("logical_not")
 def logical_not(a):
     return LogicalNot.apply(a)
 

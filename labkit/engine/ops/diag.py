@@ -56,10 +56,7 @@ class DiagonalScatter(Function):
 @tensor_method("diagonal")
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The offset-th diagonal of dims dim1 and dim2, as a new last dim (a view)."""
-    nd = input._data.ndim
-    if nd < 2:
-        raise IndexError(f"diagonal: dimension out of range: expected a tensor with at least 2 "
-                         f"dims, got shape {tuple(input.shape)}.")
+    nd = input._data.ndim       # as torch: each dim checked (IndexError), then that they differ
     d1, d2 = _norm_dim(dim1, nd, "diagonal"), _norm_dim(dim2, nd, "diagonal")
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 cannot be the same dimension ({dim1}).")

@@ -60,8 +60,11 @@ class Erf(Function):
     def forward(ctx, x):
         ctx.save_for_backward(x)
         xp = x.device.xp
-        with _quiet(xp):
-            return xp.asarray(erf_array(float_data(x), xp))
+        d = float_data(x)
+        with _quiet(xp):     # float16/bfloat16: computed in float32 (float16's range overflows
+            if d.dtype.itemsize < 4:                          # in the series: erf(3.5) was nan)
+                return xp.asarray(erf_array(d.astype("float32"), xp)).astype(d.dtype)
+            return xp.asarray(erf_array(d, xp))
 
     @staticmethod
     def backward(ctx, grad):

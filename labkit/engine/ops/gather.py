@@ -24,7 +24,7 @@ def _check_index(name, x, dim, index, src=None):
                            "must have the same number of dimensions.")
     xs, ishape = x._data.shape or (1,), index._data.shape or (1,)
     for d, (n_i, n_x) in enumerate(zip(ishape, xs)):
-        if d != dim and n_i > n_x:
+        if d != dim and n_i > n_x and index._data.size:   # an empty index: torch skips this
             raise RuntimeError(f"{name}(): index {tuple(index.shape)} is larger than input "
                                f"{tuple(x.shape)} in dimension {d} (only dim {dim} may differ).")
     if src is not None and isinstance(src, Tensor):
@@ -65,15 +65,17 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
-        d, i = x._data, index._data
+        ctx.dim, ctx.shape = dim, x._data.shape
+        ctx.save_for_backward(x, index)   # as torch: changing either in place, then backward,
+        d, i = x._data, index._data         # raises (a changed index would misplace grads)
         if d.ndim == 0:
             return d.reshape(i.shape).copy() if i.ndim == 0 else d.reshape(1)[i]
         return d[_positions(x.device.xp, i, dim)]
 
     @staticmethod
     def backward(ctx, grad):
-        return ScatterAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+        _, index = ctx.saved_tensors
+        return ScatterAddNew.apply(grad, ctx.dim, index, ctx.shape), None, None
 
 
 class ScatterAddNew(Function):
@@ -108,7 +110,8 @@ class Scatter(Function):
     def forward(ctx, x, dim, index, src):
         out = x._data.copy()
         i = index._data
-        ctx.dim, ctx.index = dim, index
+        ctx.dim = dim
+        ctx.save_for_backward(index)      # version-checked, as torch
         ctx.src_shape = src._data.shape if isinstance(src, Tensor) else ()
         v = _lead(src._data, i.shape) if isinstance(src, Tensor) else src
         if out.ndim == 0:
@@ -121,7 +124,7 @@ class Scatter(Function):
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
-        index, dim = ctx.index, ctx.dim
+        (index,), dim = ctx.saved_tensors, ctx.dim
         gx = scatter(grad, dim, index, 0.0) if need[0] else None
         gs = None
         if need[3]:
@@ -136,14 +139,16 @@ class ScatterAdd(Function):
     @staticmethod
     def forward(ctx, x, dim, index, src):
         out = x._data.copy()
-        ctx.dim, ctx.index, ctx.src_shape = dim, index, src._data.shape
+        ctx.dim, ctx.src_shape = dim, src._data.shape
+        ctx.save_for_backward(index)      # version-checked, as torch
         _add_at(x.device.xp, out, dim, index._data, _lead(src._data, index._data.shape))
         return out
 
     @staticmethod
     def backward(ctx, grad):
         need = ctx.needs_input_grad
-        gs = _pad_to(gather(grad, ctx.dim, ctx.index), ctx.src_shape) if need[3] else None
+        (index,) = ctx.saved_tensors
+        gs = _pad_to(gather(grad, ctx.dim, index), ctx.src_shape) if need[3] else None
         return (grad if need[0] else None), None, None, gs
 
 
@@ -224,14 +229,16 @@ class IndexSelect(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.dim, ctx.shape, ctx.index = dim, x._data.shape, index
+        ctx.dim, ctx.shape = dim, x._data.shape
+        ctx.save_for_backward(index)      # version-checked, as torch
         d = x._data if x._data.ndim else x._data.reshape(1)
         out = x.device.xp.take(d, index._data.reshape(-1), axis=dim)
         return out.reshape(()) if x._data.ndim == 0 else out
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexAddNew.apply(grad, ctx.dim, ctx.index, ctx.shape), None, None
+        (index,) = ctx.saved_tensors
+        return IndexAddNew.apply(grad, ctx.dim, index, ctx.shape), None, None
 
 
 class IndexAddNew(Function):
@@ -257,19 +264,33 @@ class IndexAddNew(Function):
 def index_select(input, dim, index):
     """The slices of input at the positions `index` (1-D) along dim."""
     dim = _one_dim(dim, input._data.ndim, "index_select")
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
-        got = (f"{index.dtype} of shape {tuple(index.shape)}" if isinstance(index, Tensor)
-               else type(index).__name__)
-        raise IndexError(f"index_select(): index must be a 1-D (or 0-d) integer tensor, got "
-                         f"{got}.")
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or \
+            index._data.dtype.itemsize < 4:     # torch: int32 or int64 only
+        got = index.dtype if isinstance(index, Tensor) else type(index).__name__
+        raise (TypeError if not isinstance(index, Tensor) else RuntimeError)(
+            f"index_select(): Expected dtype int32 or int64 for index, got {got}. Convert "
+            "with index.long().")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector (1-D or 0-d), got "
+                         f"shape {tuple(index.shape)}; flatten it with index.reshape(-1).")
     if index.device is not input.device:
         raise RuntimeError(f"index_select(): index is on {index.device} but input is on "
                            f"{input.device}; move it with index.to(input.device).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
+    if input._data.ndim == 0 and i.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{i.size} value(s).")
+    if i.size and n == 0 and input._data.ndim > 1:
+        raise RuntimeError(f"index_select(): self indexing axis dim should be positive: dim "
+                           f"{dim} of shape {tuple(input.shape)} has size 0, nothing to select.")
     if i.size and bool(((i < 0) | (i >= n)).any()):
-        raise IndexError(f"index_select(): index out of range in self: indices must be in "
-                         f"0..{n - 1} for dim {dim} of shape {tuple(input.shape)}.")
+        # torch's kernel for dim 1 raises RuntimeError (as does any dim of an empty input),
+        # the others IndexError
+        special = input._data.ndim > 1 and (dim == 1 or input._data.size == 0)
+        raise (RuntimeError if special else IndexError)(
+            f"index_select(): index out of range in self: indices must be in 0..{n - 1} for "
+            f"dim {dim} of shape {tuple(input.shape)}.")
     return IndexSelect.apply(input, dim, index)
 
 

@@ -1,12 +1,37 @@
 """Indexing: x[idx] (basic and advanced) and x[idx] = value, with their gradients."""
 import numpy as np
 
-from ..dtype import bool_
+from ..dtype import bool_, uint8
 from ..function import Function, _pack_saved
 from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
 from . import rules
+
+
+def _as_tuple(idx, ndim):
+    """torch's reading of a non-tuple sequence index (numpy's old rule): a list of fewer than 32
+    items holding a sequence, slice, tensor, None or Ellipsis is a tuple of indices
+    (x[[[0, 1]]] is x[[0, 1]], x[[[0], [1]]] is x[[0], [1]]); a list of numbers is one index."""
+    if isinstance(idx, list) and len(idx) < 32 and any(
+            isinstance(i, (list, tuple, slice, Tensor, np.ndarray, str)) or i is None
+            or i is Ellipsis for i in idx):
+        idx = tuple(idx)
+    if isinstance(idx, tuple) and sum(1 for i in idx if i is Ellipsis) > 1:
+        idx = _spell_out_ellipses(idx, ndim)
+    return idx
+
+
+def _spell_out_ellipses(idx, ndim):
+    """torch accepts several Ellipsis in one index: each stands for the dims no other item
+    names (x[..., 0, ...] on a 3-d x is x[:, :, 0]); spelled out here as slices."""
+    named = sum(_item_axes(i) for i in idx if i is not Ellipsis)
+    out = []
+    for i in idx:
+        out.extend([slice(None)] * max(ndim - named, 0) if i is Ellipsis else [i])
+    while out and out[-1] == slice(None) and sum(_item_axes(i) for i in out) > ndim:
+        out.pop()                  # trailing full slices past the last dim select nothing
+    return tuple(out)
 
 
 def _index_arrays(idx, x):
@@ -23,12 +48,17 @@ def _index_arrays(idx, x):
         if idx.device is not x.device:
             raise RuntimeError(f"indexing: the index is on {idx.device} but the tensor is on "
                                f"{x.device}; move the index with idx.to(x.device).")
-        if idx._data.dtype.kind not in "iub":
-            raise IndexError(f"indexing: tensors used as indices must be long, int or bool "
-                             f"tensors, got {idx.dtype}. Convert with idx.long().")
-        if idx._data.ndim == 0 and idx._data.dtype.kind in "iu":
-            return int(idx._data)          # a 0-d integer tensor selects, as an int does
-        return idx._data
+        d = idx._data
+        if d.dtype.kind not in "iub" or d.dtype.kind == "i" and d.dtype.itemsize < 4:
+            raise IndexError(f"indexing: tensors used as indices must be long, int, byte or "
+                             f"bool tensors, got {idx.dtype}. Convert with idx.long().")
+        if d.dtype.kind == "u":            # torch (deprecated): a uint8 index is a mask
+            return d.astype(bool)
+        if d.ndim == 0 and d.dtype.kind == "i":
+            return int(d)                  # a 0-d integer tensor selects, as an int does
+        return d
+    if isinstance(idx, (bool, np.bool_)):    # torch: a long index [0] or [] (a copy, not
+        return x.device.xp.asarray(idx)       # numpy's view): read as a 0-d mask, advanced
     if isinstance(idx, list):
         arr = np.asarray(idx)
         if arr.size == 0:
@@ -42,6 +72,8 @@ def _first_fault(idx, x):
     range (IndexError) before a negative step further right (ValueError), and the reverse."""
     shape = x._data.shape
     used = sum(_item_axes(i) for i in idx if i is not Ellipsis)
+    if used > len(shape):            # torch counts the dims an index names before anything
+        raise _index_error(x, idx, f"too many indices for tensor of dimension {len(shape)}")
     axis = 0
     for i in idx:
         if i is Ellipsis:
@@ -59,8 +91,8 @@ def _first_fault(idx, x):
 
 def _item_axes(i):
     """How many dims of the indexed tensor an index item (before conversion) consumes."""
-    if isinstance(i, Tensor):
-        return i._data.ndim if i._data.dtype.kind == "b" else 1
+    if isinstance(i, Tensor):            # bool and uint8 (torch: a mask) span their ndim
+        return i._data.ndim if i._data.dtype.kind in "bu" else 1
     if isinstance(i, bool) or i is None or i is Ellipsis:
         return 0
     return 1
@@ -156,26 +188,59 @@ def _get(arr, idx):
 
 def _set(arr, idx, value):
     parts = _split(idx)
-    if parts is None:
-        arr[idx] = value
+    target = None if parts is None else arr[parts[0]]
+    if target is None or not getattr(target, "ndim", 0):   # ints took every dim: numpy's
+        arr[idx] = value                                    # order is torch's
     else:
-        arr[parts[0]][parts[1]] = value    # arr[first] is a view: the write reaches arr
+        target[parts[1]] = value    # arr[first] is a view: the write reaches arr
 
 
 def _add_at(xp, arr, idx, value):
     parts = _split(idx)
-    if parts is None:
+    target = None if parts is None else arr[parts[0]]
+    if target is None or target.ndim == 0:  # ints took every dim: numpy's order is torch's
         xp.add.at(arr, idx, value)
     else:
-        xp.add.at(arr[parts[0]], parts[1], value)
+        xp.add.at(target, parts[1], value)
 
 
-def _int_array_index(idx):
-    """Whether torch's setitem goes through index_put_ (which wants equal dtypes): any index
-    but a lone bool mask (torch's masked_fill path) beside ints, slices, None, Ellipsis."""
+def _index_put_wants_same_dtype(idx, value):
+    """Whether torch's x[idx] = value goes through index_put_, which wants value's dtype to be
+    x's: when idx holds an index tensor (a tensor that is not a 0-d integer, a list, or a
+    Python bool or 0-d bool tensor inside it, which torch turns into a long index), unless
+    it is a lone bool mask and value has one element (then torch calls masked_fill_). A bare
+    int, slice, None, Ellipsis, True or False copies with conversion."""
+    if not isinstance(idx, tuple):
+        if idx is None or idx is Ellipsis or isinstance(idx, (bool, int, slice, np.integer)):
+            return False
+        idx = (idx,)
+    tensors, masks = 0, 0
+    for i in idx:
+        if isinstance(i, Tensor):
+            if i._data.ndim == 0 and i._data.dtype.kind == "i":
+                continue                      # a 0-d integer tensor selects, as an int
+            tensors += 1
+            masks += i._data.ndim > 0 and i._data.dtype.kind in "bu"
+        elif isinstance(i, (list, tuple, np.ndarray, bool, np.bool_)):
+            tensors += 1
+            masks += isinstance(i, (list, tuple, np.ndarray)) and np.asarray(i).dtype.kind == "b" \
+                and np.asarray(i).ndim > 0
+    return tensors > 0 and not (tensors == 1 and masks == 1 and value.numel() == 1)
+
+
+def _clipped(arr, idx):
+    """idx with its integer arrays clipped into range (dims of size 0 left alone)."""
     items = idx if isinstance(idx, tuple) else (idx,)
-    arrays = [i for i in items if hasattr(i, "dtype")]
-    return bool(arrays) and (len(arrays) > 1 or arrays[0].dtype.kind != "b")
+    shape, axis, out = arr.shape, 0, []
+    for i in items:
+        if i is Ellipsis:
+            axis += len(shape) - sum(_axes_used(j) for j in items)
+        elif hasattr(i, "dtype") and i.dtype.kind in "iu" and i.size and axis < len(shape) \
+                and shape[axis]:
+            i = i.clip(-shape[axis], shape[axis] - 1)
+        out.append(i)
+        axis += _axes_used(i)
+    return tuple(out) if isinstance(idx, tuple) else out[0]
 
 
 def _is_basic(idx):
@@ -296,6 +361,7 @@ class IndexPut(Function):
 
 @tensor_method("__getitem__")
 def getitem(x, idx):
+    idx = _as_tuple(idx, x._data.ndim)
     raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
@@ -341,6 +407,18 @@ def _guard(out, raw):
 def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
+    idx = _as_tuple(idx, x._data.ndim)
+    items = idx if isinstance(idx, tuple) else (idx,)
+    advanced = [i for i in items if isinstance(i, (Tensor, list, np.ndarray))]
+    if len(advanced) == 1 and isinstance(advanced[0], Tensor) and advanced[0].dtype == uint8 \
+            and advanced[0].ndim and (not isinstance(value, Tensor) or value.numel() == 1):
+        try:
+            _get(x._data, _index_arrays(idx, x))   # a mask of the wrong shape: reported first
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+        raise RuntimeError("x[mask] = value: masked_fill_ only supports boolean masks, but got "
+                           "a uint8 mask (torch reads a uint8 index as a deprecated mask). Use "
+                           "mask.bool().")
     if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
         value = fill_value(x._data.dtype, value)   # refused before the index is read
     else:
@@ -351,14 +429,35 @@ def setitem(x, idx, value):
             while shape and shape[0] == 1:
                 shape.pop(0)
             value = value.reshape(shape)
-    idx = _index_arrays(idx, x)
+    raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if isinstance(value, Tensor) and value.device is not x.device:
         raise RuntimeError(f"x[idx] = value: value is on {value.device} but x is on {x.device}; "
                            "move it first with value.to(x.device).")
-    if isinstance(value, Tensor) and value.dtype != x.dtype and _int_array_index(idx):
-        _get(x._data, idx)                   # an out-of-range index is reported first, as torch
+    if isinstance(value, Tensor) and x._data.ndim:      # as torch: no overlapping source
+        from .inplace import check_overlap
+        if _is_basic(idx):
+            try:
+                check_overlap("x[idx] = value", x._data[idx], value._data)
+            except IndexError:
+                pass                         # the write below reports the bad index
+        elif value.numel() != 1 or not _is_mask_index(raw):
+            check_overlap("x[idx] = value", x._data, value._data, partial_only=False)
+    if isinstance(value, Tensor) and value.dtype != x.dtype and \
+            _index_put_wants_same_dtype(raw, value):
+        try:      # as torch: a bad int, mask shape or index broadcast is reported first, an
+            target = _get(x._data, _clipped(x._data, idx))   # index array out of range after
+        except IndexError as e:
+            raise _index_error(x, idx, e) from None
+        try:
+            fits = tuple(np.broadcast_shapes(target.shape, value._data.shape)) == target.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"x[idx] = value: shape mismatch: value tensor of shape "
+                               f"{list(value.shape)} cannot be broadcast to indexing result of "
+                               f"shape {list(target.shape)}.")
         raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
                            f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
                            f"Convert first: x[idx] = value.to(x.dtype).")
@@ -369,8 +468,30 @@ def setitem(x, idx, value):
         except IndexError as e:
             if _empty_despite(target, idx) is None:   # else: nothing to write, as torch
                 raise _index_error(x, idx, e) from None
-        except ValueError as e:
+        except (ValueError, TypeError) as e:    # TypeError: numpy's mask assignment
             raise RuntimeError(f"x[idx] = value: cannot assign a value of shape "
                                f"{tuple(getattr(value, 'shape', ()))} into x of shape "
                                f"{tuple(x.shape)} at this index: {e}.") from None
     inplace(x, "setitem", write, IndexPut, idx, value)
+
+
+@tensor_method("take")
+def take(input, index):
+    """input's elements at flat positions `index` (as if input were 1-D); the result has
+    index's shape. Negative positions count from the end."""
+    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" \
+            or index._data.dtype == np.uint8:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{getattr(index, 'dtype', type(index).__name__)}. Convert with "
+                           "index.long().")
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor (shape "
+                         f"{tuple(input.shape)}) with a non-empty index.")
+    if index.numel():
+        lo, hi = int(index._data.min()), int(index._data.max())
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"take(): index {bad} out of range for tensor of size "
+                             f"{list(input.shape)} ({n} elements).")
+    return input.reshape(-1)[index]

@@ -21,6 +21,10 @@ def _check(name, x, indices):
 
 def _accumulated(x, indices, values):
     """x with values added at x[indices], repeats adding up."""
+    if values.dtype != x.dtype:
+        raise RuntimeError(f"index_put_(accumulate=True): Index put requires the source and "
+                           f"destination dtypes match, got {x.dtype} for the destination and "
+                           f"{values.dtype} for the source. Convert first: values.to(x.dtype).")
     expanded = []
     for i in indices:                    # a bool mask stands for the positions where it is True
         expanded.extend(i.nonzero(as_tuple=True) if i.dtype.name == "bool" else (i,))
@@ -32,9 +36,16 @@ def _accumulated(x, indices, values):
         i = i.long().expand(*target) % n if n else i.long().expand(*target)
         linear = i if linear is None else linear * n + i
     values = values.to(x.dtype).expand(*(target + rest))
-    flat = x.reshape((-1,) + rest)
-    out = index_add(flat, 0, linear.reshape(-1), values.reshape((-1,) + rest))
+    flat = x.reshape((_prod(lead),) + rest)      # not -1: a size-0 dim in rest makes it ambiguous
+    out = index_add(flat, 0, linear.reshape(-1), values.reshape((_prod(target),) + rest))
     return out.reshape(tuple(x.shape))
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def broadcast_shape(shapes):

@@ -31,6 +31,11 @@ def _recording(x, args):
 
 def inplace(x, name, write, fn_cls, *args):
     """Run `write(x._data)` in place, or record fn_cls(x, *args) and copy its result into x."""
+    if mode.enabled and getattr(x, "_no_grad_view", False):
+        raise RuntimeError(
+            f"{name}: A view was created in no_grad mode and is being modified inplace with "
+            "grad mode enabled (its base requires grad). This is ambiguous, so torch forbids "
+            "it too: create the view and change it both inside or both outside no_grad().")
     if not _recording(x, args):
         _checked(name, x, write)
         x._bump_version()
@@ -42,11 +47,19 @@ def inplace(x, name, write, fn_cls, *args):
             f"{name}: a leaf tensor that requires grad is being changed in place. autograd "
             "needs the original value. Wrap parameter updates in `with labkit.no_grad():`, "
             "or use the out-of-place form (w = w - lr * g).")
-    if base is not None and base._rg and base.grad_fn is None:
+    if base is not None and base.grad_fn is None and (base._rg or x._rg):
+        # torch's rule: a view that requires grad, of a leaf (x = arange(6.).view(2, 3)
+        # .requires_grad_() is such a leaf; its views may not be changed in place either)
         raise RuntimeError(
             f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
             "being changed in place; autograd needs the leaf's original value. Wrap parameter "
             "updates in `with labkit.no_grad():`, or .clone() the view and change the copy.")
+    if getattr(x, "_multi_output", None):
+        raise RuntimeError(
+            f"{name}: {x._multi_output} is a view and is being modified inplace. This view is "
+            "the output of a function that returns multiple views (unbind); such views may not "
+            "be changed in place while autograd records (as in torch). Use the out-of-place "
+            "form, or .clone() the view first.")
     if base is not None and x._view_of is None:
         raise RuntimeError(
             f"{name}: in-place change of this view of a tensor that requires grad is not "
@@ -122,6 +135,27 @@ def _refresh(view):
     view._hist_v = version
 
 
+def _span(a):
+    """(first byte, one past the last byte) of a dense array's memory, None when not dense
+    (torch's overlap check gives up there too: 'too hard')."""
+    if not (a.flags.c_contiguous or a.flags.f_contiguous) or a.size == 0:
+        return None
+    start = a.__array_interface__["data"][0] if hasattr(a, "__array_interface__") \
+        else a.data.ptr
+    return start, start + a.nbytes
+
+
+def check_overlap(name, dst, src, partial_only=True):
+    """torch refuses a write whose source overlaps the memory written (y[1:] = y[:-1]): the
+    result would depend on the copy order. The same memory exactly is fine for copies."""
+    a, b = _span(dst), _span(src)
+    if a is None or b is None or a[1] <= b[0] or b[1] <= a[0] or (partial_only and a == b):
+        return
+    raise RuntimeError(f"{name}: unsupported operation: some elements of the input tensor and "
+                       "the written-to tensor refer to a single memory location. Please clone() "
+                       "the source first (y[1:] = y[:-1].clone()).")
+
+
 def _check_writeable(name, x):
     if not getattr(x._data.flags, "writeable", True):  # cupy arrays have no such flag
         raise RuntimeError(f"{name}: this tensor's memory is read-only (it is an expand()ed view "
@@ -147,6 +181,8 @@ def _checked(name, x, write):
 
 def _binary(name, ufunc, fn_cls, dunder):
     def op(x, other, alpha=1):
+        if ufunc == "subtract":
+            arithmetic._check_bool(name, x, other)     # as torch: no bool subtraction
         if alpha != 1:
             other = other * alpha
         if isinstance(other, Tensor):
@@ -175,8 +211,8 @@ def _binary(name, ufunc, fn_cls, dunder):
             f = getattr(x.device.xp, ufunc)
             if same and x.device.type == "cpu":  # straight into d (numpy copies on overlap)
                 f(a, b, out=d)
-            else:
-                d[...] = f(a, b)
+            else:        # cast as an array: a 0-d result would be stored as a Python number
+                d[...] = x.device.xp.asarray(f(a, b)).astype(d.dtype, copy=False)   # (no wrap)
         return inplace(x, name, write, fn_cls, other)
     op.__name__ = name
     op.__doc__ = f"In-place {ufunc}: x.{name}(other) changes x and returns it."
@@ -267,6 +303,7 @@ def copy_(x, src):
         raise TypeError(f"copy_: expected a tensor, got {type(src).__name__}.")
     if src.device is not x.device:
         src = src.to(x.device)
+    check_overlap("copy_", x._data, src._data)
     return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
 
 
@@ -337,3 +374,13 @@ def _fill_value(x, value):
                                "value, x) to fill from a tensor.")
         return value if value.dtype == x.dtype else value.to(x.dtype)
     return fill_value(x._data.dtype, value)
+
+
+@tensor_method("clamp_min_")
+def clamp_min_(x, min):
+    return clamp_(x, min=min)
+
+
+@tensor_method("clamp_max_")
+def clamp_max_(x, max):
+    return clamp_(x, max=max)

@@ -22,8 +22,35 @@ def data_ptr(x):
 def stride(x, dim=None):
     """Steps in elements between neighbours along each dim (numpy counts bytes)."""
     d = x._data
-    s = tuple(b // d.itemsize for b in d.strides)
-    return s if dim is None else s[dim]
+    shape = d.shape
+    if d.flags.c_contiguous:     # torch's row-major strides (numpy gives 0 in a size-0 array)
+        s, step = [], 1
+        for n in reversed(shape):
+            s.append(step)
+            step *= max(n, 1)
+        s = tuple(reversed(s))
+    else:                        # a dim of size 1 that numpy strides 0 (None, unsqueeze):
+        s = [b // d.itemsize for b in d.strides]      # torch's unsqueeze rule, size * stride
+        for i in reversed(range(len(s))):              # of the next dim
+            if shape[i] == 1 and s[i] == 0:
+                s[i] = shape[i + 1] * s[i + 1] if i + 1 < len(s) else 1
+        s = tuple(s)
+    if dim is None:
+        return s
+    return s[dim]
+
+
+@tensor_method("storage_offset")
+def storage_offset(x):
+    """How many elements into its memory block x starts (a view's offset in its base)."""
+    d, owner = x._data, x._data
+    while getattr(owner, "base", None) is not None:
+        owner = owner.base
+    if not hasattr(owner, "dtype") or owner.size == 0 or d.size == 0:
+        return 0
+    start = data_ptr(x) - (owner.__array_interface__["data"][0]
+                           if hasattr(owner, "__array_interface__") else owner.data.ptr)
+    return start // d.itemsize
 
 
 def _itemsize(x):

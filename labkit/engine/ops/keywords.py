@@ -48,6 +48,8 @@ def _write_out(name, fn, args, kw, out):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad. Drop out= "
                            "(y = labkit.{0}(...)), or compute under labkit.no_grad().".format(name))
+    if name in _OUT_IS_DTYPE and kw.get("dtype") is None:
+        kw["dtype"] = out.dtype          # torch: sum(x, out=int64) sums x.long()
     result = fn(*args, **kw)
     if not isinstance(result, Tensor):
         raise TypeError(f"{name}(): out= is supported only for a single tensor result.")
@@ -55,7 +57,14 @@ def _write_out(name, fn, args, kw, out):
         raise RuntimeError(f"{name}(): out is on {out.device} but the result is on "
                            f"{result.device}; labkit never copies between devices silently.")
     xp = out.device.xp
+    if name in _OUT_SAME_DTYPE and result.dtype != out.dtype:
+        raise RuntimeError(f"{name}(): Expected out tensor to have dtype {result.dtype}, but got "
+                           f"{out.dtype} instead (torch's {name} does not convert into out). "
+                           f"Pass out of dtype {result.dtype}, or convert afterwards.")
     if not xp.can_cast(result._data.dtype, out._data.dtype, "same_kind"):
+        if name in ("cat", "concat", "concatenate", "stack"):
+            raise TypeError(f"torch.{name}(): input types can't be cast to the desired output "
+                            f"type {out.dtype} (the inputs give {result.dtype}).")
         raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output "
                            f"type {out.dtype} ({name}(): make out {result.dtype}, or convert "
                            "the inputs).")
@@ -91,6 +100,12 @@ def with_torch_keywords(fn, name=None, out=False):
     wrapper.__wrapped_torch_keywords__ = True
     return wrapper
 
+
+# out='s dtype rules differ by op in torch: these compute in out's dtype (as dtype=), these
+# want out's dtype to be the result's; the others cast the result into out (same kind only).
+_OUT_IS_DTYPE = {"sum", "prod", "cumsum", "cumprod"}
+_OUT_SAME_DTYPE = {"matmul", "mm", "bmm", "dot", "addmm", "baddbmm", "outer", "clamp", "clip",
+                   "where"}
 
 # The functions torch gives out=; every other public function and method gets the aliases.
 OUT = {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "dot", "addmm", "sum", "mean", "prod",

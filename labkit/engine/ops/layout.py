@@ -22,7 +22,10 @@ def unbind(input, dim=0):
         raise IndexError("unbind: a 0-d tensor has no dimension to unbind; use .item().")
     dim = _norm_dim(dim, input._data.ndim, "unbind")
     lead = (slice(None),) * dim
-    return tuple(input[lead + (i,)] for i in range(input._data.shape[dim]))
+    out = tuple(input[lead + (i,)] for i in range(input._data.shape[dim]))
+    for i, t in enumerate(out):     # torch refuses in-place changes to them while recording
+        t._multi_output = f"Output {i} of Unbind"
+    return out
 
 
 @tensor_method("narrow")
@@ -55,6 +58,10 @@ def movedim(input, source, destination):
                            "number of dims.")
     src = [_norm_dim(d, nd, "movedim") for d in src]
     dst = [_norm_dim(d, nd, "movedim") for d in dst]
+    if nd == 0:                       # a 0-d tensor: dims 0 and -1 name its one place
+        if len(src) > 1:
+            raise RuntimeError(f"movedim: repeated dim in source {src} or destination {dst}.")
+        return input.reshape(())
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in source {src} or destination {dst}.")
     order = [None] * nd
@@ -69,6 +76,9 @@ def movedim(input, source, destination):
 def unflatten(input, dim, sizes):
     """Split dim into several with the given sizes (one may be -1)."""
     nd = input._data.ndim
+    if nd == 0:
+        raise RuntimeError("unflatten: a 0-d tensor has no dim to unflatten (torch refuses it "
+                           "too); reshape it instead, e.g. x.reshape(1, 1).")
     dim = _norm_dim(dim, nd, "unflatten")
     sizes = tuple(sizes)
     if not sizes:
@@ -80,6 +90,7 @@ def unflatten(input, dim, sizes):
     if (-1 not in sizes and known != n) or (-1 in sizes and (known == 0 or n % known)):
         raise RuntimeError(f"unflatten: provided sizes {list(sizes)} don't multiply up to the "
                            f"size of dim {dim} ({n}) in the input tensor {tuple(shape)}.")
+    sizes = tuple(n // known if s == -1 else s for s in sizes)   # -1 resolved inside dim
     return input.reshape(shape[:dim] + sizes + shape[dim + 1:])
 
 

@@ -9,6 +9,7 @@ import math
 
 from ..function import Function, unary_op
 from ..creation import zeros_like
+from ..promotion import result_np
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
 from .table import UNSUPPORTED
@@ -215,6 +216,8 @@ class Floor(Function):
     @classmethod
     def forward(cls, ctx, x):
         d = _not_bool(cls.fn, x)
+        if d.dtype.kind == "V":              # bfloat16: numpy has no loop for it (it would
+            return getattr(x.device.xp, cls.fn)(d.astype("float32")).astype(d.dtype)  # pass)
         if d.dtype.kind != "f":
             return d.copy()
         return getattr(x.device.xp, cls.fn)(d)
@@ -243,6 +246,8 @@ class Round(Function):
     @staticmethod
     def forward(ctx, x, decimals):
         d = _not_bool("round", x)
+        if d.dtype.kind == "V":              # bfloat16: rounded in float32, as torch
+            return x.device.xp.round(d.astype("float32"), decimals).astype(d.dtype)
         if d.dtype.kind != "f":
             return d.copy()
         return x.device.xp.round(d, decimals)
@@ -258,9 +263,11 @@ class Frac(Function):
 
     @staticmethod
     def forward(ctx, x):
-        if x._data.dtype.kind != "f":
+        if x._data.dtype.kind not in "fV":
             raise RuntimeError(f"frac: expected a floating-point tensor, got {x.dtype}.")
-        return x._data - x.device.xp.trunc(x._data)
+        d = x._data
+        return d - x.device.xp.trunc(d.astype("float32")).astype(d.dtype) \
+            if d.dtype.kind == "V" else d - x.device.xp.trunc(d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -302,7 +309,7 @@ class Lerp(Function):
             if isinstance(t, Tensor) and t._data.dtype != start._data.dtype:
                 raise RuntimeError(f"lerp: expected {name} to have the same dtype as start "
                                    f"({start.dtype}), got {t.dtype}. Convert it first.")
-        if start._data.dtype.kind != "f":
+        if start._data.dtype.kind not in "fV":     # V: bfloat16
             raise RuntimeError(f"lerp: expected floating-point tensors, got {start.dtype}.")
         ctx.save_for_backward(start, end, weight)
         s, e, w = start._data, end._data, data(weight)
@@ -341,6 +348,8 @@ def _kind(x):
 
 def _int_zero_check(name, a, b):
     """Integer division by zero is an error in torch (numpy would silently give 0)."""
+    if any(isinstance(t, Tensor) and t._data.size == 0 for t in (a, b)):
+        return                       # nothing is divided: torch does not complain
     bd = data(b)
     zero = (bd == 0).any() if hasattr(bd, "any") else bd == 0
     if _kind(a) in "iub" and _kind(b) in "iub" and bool(zero):
@@ -390,10 +399,11 @@ class Remainder(Function):
 
 
 def _check_not_bool(name, a, b):
-    if all(isinstance(t, Tensor) and t._data.dtype.kind == "b" for t in (a, b)) or \
-            (isinstance(a, Tensor) and a._data.dtype.kind == "b" and isinstance(b, bool)):
-        raise RuntimeError(f"{name}: not supported on bool tensors; convert first, e.g. "
-                           "mask.long().")
+    """torch has no bool kernel for //, %, fmod and rounded div: a bool result type (bool with
+    bool, or with a Python bool) is refused, as torch does (NotImplementedError)."""
+    if result_np(a, b).kind == "b":
+        raise NotImplementedError(f"{name}: not implemented for bool operands (as in torch); "
+                                  "convert first, e.g. mask.long().")
 
 
 sinh = tensor_method("sinh")(unary_op(Sinh))

@@ -65,7 +65,7 @@ def _out_shape(shape, dims, keepdim):
 def _float(x, dtype, name):
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fV":     # V: bfloat16
         raise RuntimeError(f"{name}: expected a floating-point input, got {x.dtype}. Convert "
                            "it first, e.g. x.float().")
     return x
@@ -141,7 +141,7 @@ def logsumexp(input, dim, keepdim=False):
     from .select import where
     if not isinstance(input, Tensor):
         raise TypeError(f"logsumexp: expected a tensor, got {type(input).__name__}.")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":     # V: bfloat16 stays bfloat16
         input = input.float()
     dims = _dims(dim, input._data.ndim)   # () for a 0-d input: the same formula as torch's,
     if input._data.size == 0:               # so its second derivative is torch's too

@@ -5,6 +5,7 @@ import contextlib
 import numpy as np
 
 from ..function import Function, _call
+from ..promotion import check_grad_dtype
 from ..tensor import Tensor, tensor_method
 from .table import Numpy
 from . import rules
@@ -412,8 +413,9 @@ class Std(Function):
 @tensor_method("sum")
 def sum(x, dim=None, keepdim=False, dtype=None):
     """Sum of all elements, or along dim (an int or a tuple of ints)."""
-    if dtype is not None:
-        x = x.to(dtype)
+    if dtype is not None:    # as torch: the sum is computed and returned in dtype (int8 wraps)
+        check_grad_dtype("sum", x, dtype)
+        return sum(x.to(dtype), dim, keepdim).to(dtype)
     if dim is None:
         if isinstance(x, Tensor):          # x.sum(), a loss: straight to the op
             return _call(SumAll, (x, None, False), x.device, x._rg)
@@ -429,7 +431,9 @@ def _float_only(name, x):
 
 
 @tensor_method("mean")
-def mean(x, dim=None, keepdim=False):
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:    # as torch: x converted to dtype first (mean(dtype=float32) of ints)
+        x = x.to(dtype)
     _float_only("mean", x)
     if dim is None:
         return MeanAll.apply(x, _dims(None, x._data.ndim), False)

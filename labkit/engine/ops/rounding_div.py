@@ -6,7 +6,7 @@ from ..function import Function
 from ..tensor import Tensor
 from ..promotion import result_np
 from .common import operands
-from .math import _int_zero_check, _quiet
+from .math import _check_not_bool, _int_zero_check, _quiet
 
 MODES = (None, "trunc", "floor")
 
@@ -16,6 +16,7 @@ class DivRounded(Function):
 
     @staticmethod
     def forward(ctx, a, b, mode):
+        _check_not_bool("div", a, b)
         _int_zero_check("div", a, b)
         xp = (a if isinstance(a, Tensor) else b).device.xp
         dt = result_np(a, b)                         # torch's promotion (python numbers weak)

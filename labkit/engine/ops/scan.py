@@ -7,6 +7,7 @@ elements, computed without dividing by zero when some elements are zero.
 from ..autocast import autocast_op
 from ..dtype import bool_
 from ..function import Function
+from ..promotion import check_grad_dtype
 from ..tensor import tensor_method
 from .reduce import _dims, _opmath
 
@@ -48,8 +49,13 @@ class CumSum(Function):
 def cumsum(input, dim, dtype=None):
     """Running sums along dim: out[i] = input[0] + ... + input[i]."""
     if dtype is not None:
+        if str(dtype).endswith("bool") and input.numel() and input.dim():   # as torch
+            raise NotImplementedError("cumsum(dtype=bool): not implemented (as in torch); use an "
+                                      "integer dtype, e.g. dtype=labkit.int64.")
+        check_grad_dtype("cumsum", input, dtype)
         input = input.to(dtype)
-    return CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+    out = CumSum.apply(input, _one_dim(dim, input._data.ndim, "cumsum"))
+    return out if dtype is None else out.to(dtype)   # dtype=int32 stays int32 (not int64)
 
 
 class CumProd(Function):
@@ -89,8 +95,13 @@ class CumProd(Function):
 def cumprod(input, dim, dtype=None):
     """Running products along dim: out[i] = input[0] * ... * input[i]."""
     if dtype is not None:
+        if str(dtype).endswith("bool") and input.numel() and input.dim():   # as torch
+            raise NotImplementedError("cumprod(dtype=bool): not implemented (as in torch); use an "
+                                      "integer dtype, e.g. dtype=labkit.int64.")
+        check_grad_dtype("cumprod", input, dtype)
         input = input.to(dtype)
-    return CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
+    out = CumProd.apply(input, _one_dim(dim, input._data.ndim, "cumprod"))
+    return out if dtype is None else out.to(dtype)
 
 
 class Prod(Function):
@@ -135,8 +146,9 @@ def _prod(x, dims):
 @autocast_op("prod")
 def prod(input, dim=None, keepdim=False, dtype=None):
     """Product of all elements, or along one dim."""
-    if dtype is not None:
-        input = input.to(dtype)
+    if dtype is not None:    # computed and returned in dtype (int16 wraps), as torch
+        check_grad_dtype("prod", input, dtype)
+        return prod(input.to(dtype), dim, keepdim).to(dtype)
     nd = input._data.ndim
     if dim is None:
         return ProdAll.apply(input, tuple(range(nd)), False)

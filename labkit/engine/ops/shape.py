@@ -8,6 +8,7 @@ in-place ops use both to record x.add_(1) on a view as a change of its base, as 
 import weakref
 
 from ..function import Function
+from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
 from .table import Numpy
 from . import rules
@@ -21,6 +22,8 @@ def _as_view(out, base, op=None, args=()):
     out._vc = vc
     root = base._base if base._base is not None else base
     out._base = root
+    if not mode.enabled and (base._rg or root._rg):
+        out._no_grad_view = True   # torch forbids changing it in place once grad mode is on
     if op is not None:
         out._view_of = (base, op, args)
         out._hist_v = vc[0]   # the version its grad_fn reads; in-place ops on root refresh it
@@ -452,6 +455,27 @@ def unsqueeze(x, dim):
     return _view(Unsqueeze, x, _norm_dim(dim, nd, "unsqueeze"))
 
 
+@tensor_method("select")
+def select(x, dim, index):
+    """x[..., index, ...] at dim (a view without that dim), as torch.select."""
+    nd = x._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    dim = _norm_dim(dim, nd, "select")
+    n = x._data.shape[dim]
+    index = int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    return x[(slice(None),) * dim + (index,)]
+
+
+@tensor_method("ravel")
+def ravel(x):
+    """The elements as 1-D: a view when x is contiguous, else a copy (as torch)."""
+    return reshape(x, -1)
+
+
 @tensor_method("clone")
 def clone(x):
     """A copy with its own memory; gradients flow through it."""
@@ -461,3 +485,4 @@ def clone(x):
 @tensor_method("contiguous")
 def contiguous(x):
     return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
+

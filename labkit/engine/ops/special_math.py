@@ -7,6 +7,7 @@ from ..function import Function
 from ..tensor import Tensor, tensor_method
 from . import rules
 from .common import float_data, float_operands, operands
+from .math import _check_not_bool
 
 
 class Exp2(Function):
@@ -51,6 +52,7 @@ class Fmod(Function):
     @staticmethod
     def forward(ctx, a, b):
         xp = (a if isinstance(a, Tensor) else b).device.xp
+        _check_not_bool("fmod", a, b)
         x, y = operands(a, b)
         if xp.asarray(x).dtype.kind in "iub" and xp.asarray(y).dtype.kind in "iub" \
                 and bool((xp.asarray(y) == 0).any()):

@@ -572,7 +572,7 @@ class Sign(Function):
             return d.copy()                 # torch: sign of a bool tensor is itself
         xp = x.device.xp
         out = xp.sign(d)
-        if d.dtype.kind == "f":             # torch: sign(nan) is 0
+        if d.dtype.kind in "fV":            # torch: sign(nan) is 0 (V: bfloat16)
             out = xp.where(xp.isnan(d), xp.zeros((), d.dtype), out)
         return out
 

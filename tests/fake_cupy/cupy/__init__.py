@@ -431,6 +431,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return _wrap(d)
 
 
+class lib:
+    """cupy.lib.stride_tricks.as_strided (a view over the same memory, as CuPy's)."""
+    class stride_tricks:
+        as_strided = staticmethod(_function(_np.lib.stride_tricks.as_strided))
+
+
 def __getattr__(name):
     if name.startswith("__") or name in _MISSING or not hasattr(_np, name):
         raise AttributeError(f"module 'cupy' has no attribute '{name}' (fake cupy)")
