@@ -77,9 +77,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        pos = target > 0
-        safe = where(pos, target, 1.0)
-        loss = where(pos, target * safe.log(), 0.0) - target * input
+        zero = target == 0          # torch's xlogy(target, target): 0 where target is 0, and
+        safe = where(zero, 1.0, target)   # nan where it is negative (no silent number)
+        loss = where(zero, 0.0, target * safe.log()) - target * input
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction, "kl_div")
