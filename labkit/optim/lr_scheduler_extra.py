@@ -6,7 +6,7 @@ at once, their factors multiplied)."""
 import math
 import types
 
-from .lr_scheduler import LRScheduler, ReduceLROnPlateau
+from .lr_scheduler import LambdaLR, LRScheduler, ReduceLROnPlateau
 from .optimizer import Optimizer
 
 
@@ -31,40 +31,19 @@ class ConstantLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(LambdaLR):
     """lr = lr * lr_lambda(epoch) at each step (LambdaLR multiplies the initial lr instead)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
-        for fn in self.lr_lambdas:
+        for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, lr_lambda, last_epoch)
 
     def get_lr(self):
         if self._is_initial:
             return self._current()
         return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, self._current())]
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
-                               for fn in self.lr_lambdas]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        saved = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for fn, attrs in zip(self.lr_lambdas, saved):
-            if attrs is not None:
-                fn.__dict__.update(attrs)
 
 
 class PolynomialLR(LRScheduler):
