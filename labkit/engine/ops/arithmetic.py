@@ -411,9 +411,10 @@ def _pos(a):
 
 @tensor_method("pow", "__pow__")
 def _pow_method(input, exponent):
-    """Tensor.pow and **: a number exponent (x ** 2, a loss) goes straight to the op, without
-    the keyword translation that the methods get (exponent is torch's own name)."""
-    if type(exponent) is int or type(exponent) is float:
+    """Tensor.pow and **: a number exponent of a float tensor (x ** 2, a loss) goes straight
+    to the op, without the keyword translation that the methods get (exponent is torch's own
+    name) or pow()'s integer checks."""
+    if (type(exponent) is int or type(exponent) is float) and input._data.dtype.kind == "f":
         return _call(Pow, (input, exponent), input.device, input._rg)
     return pow(input, exponent)
 
