@@ -17,12 +17,8 @@ from . import distributions as _dist
 
 
 def _size_arg(name, shape, size):
-    """The shape given as varargs (zeros(2, 3), zeros((2, 3))) or as size= (zeros(size=(2, 3))).
-    No shape at all is torch's TypeError (a 0-d tensor is zeros(()))."""
+    """The shape given as varargs (zeros(2, 3), zeros((2, 3))) or as size= (zeros(size=(2, 3)))."""
     if size is None:
-        if not shape:
-            raise TypeError(f"{name}() missing 1 required positional arguments: \"size\" (for a "
-                            f"0-d tensor give an empty shape: labkit.{name}(())).")
         return shape
     if shape:
         raise TypeError(f"{name}(): the shape was given twice, as arguments {shape} and as "

@@ -1,19 +1,11 @@
-"""Small fidelity fixes found while probing common idioms, each against torch 2.13: factories
-called with no size at all, and kl_div with targets that are not probabilities."""
+"""A fidelity fix found while probing common idioms, against torch 2.13: kl_div with targets
+that are not probabilities (torch's xlogy: 0 for a zero target, nan for a negative one)."""
 import numpy as np
 import pytest
 
 import labkit
 
 torch = pytest.importorskip("torch")
-
-
-@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
-def test_a_factory_without_a_size_is_a_type_error_as_torch(name):
-    for L in (labkit, torch):
-        with pytest.raises(TypeError):
-            getattr(L, name)()
-    assert tuple(getattr(labkit, name)(()).shape) == ()
 
 
 @pytest.mark.parametrize("target", [[-0.5, 0.5, 0.0, 0.2], [0.0, 0.0, 1.0, 0.0],
