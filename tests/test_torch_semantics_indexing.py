@@ -180,3 +180,12 @@ EMPTY = ["L.zeros(0, 3)[[]]", "L.zeros(0, 3)[:, [0, 2]]", "L.zeros(2, 0)[L.tenso
 @pytest.mark.parametrize("code", EMPTY)
 def test_size_zero_size_one_and_zero_d(code):
     check(f"out = {code}")
+
+
+@pytest.mark.parametrize("value", [300, 5])
+@pytest.mark.parametrize("idx", [[0], [1, 0], [[1, 0], [0, 1]]])
+def test_uint8_mask_setitem_checks_the_value_before_the_mask_as_torch(value, idx):
+    """Fuzz: x[uint8 mask] = 300 on int8 is torch's overflow RuntimeError whatever the mask's
+    shape; a value that fits gets the mask's shape error, then the uint8-mask refusal."""
+    check(f"x = L.zeros(2, 2, dtype=L.int8); x[L.tensor({idx}, dtype=L.uint8)] = {value}; "
+          "out = x")

@@ -407,6 +407,8 @@ def _guard(out, raw):
 def setitem(x, idx, value):
     """x[idx] = value, in place (e.g. the lecture's grad_h[h < 0] = 0)."""
     from .inplace import inplace
+    if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
+        value = fill_value(x._data.dtype, value)   # refused before the index is read
     idx = _as_tuple(idx, x._data.ndim)
     items = idx if isinstance(idx, tuple) else (idx,)
     advanced = [i for i in items if isinstance(i, (Tensor, list, np.ndarray))]
@@ -419,9 +421,7 @@ def setitem(x, idx, value):
         raise RuntimeError("x[mask] = value: masked_fill_ only supports boolean masks, but got "
                            "a uint8 mask (torch reads a uint8 index as a deprecated mask). Use "
                            "mask.bool().")
-    if not isinstance(value, Tensor):       # as torch: a number that does not fit x's dtype is
-        value = fill_value(x._data.dtype, value)   # refused before the index is read
-    else:
+    if isinstance(value, Tensor):
         if value.numel() == 1 and _is_mask_index(idx):   # torch: masked_fill_(mask, value.item())
             _fits_or_raise(x, idx, value.item())         # so a value that cannot fit raises
         if value.ndim and value.shape[0] == 1:           # torch drops a value's leading 1s
