@@ -123,3 +123,13 @@ def test_cases(code):
 def test_using_a_multi_output_view_after_its_base_changed_raises():
     check("x = L.arange(6.).requires_grad_(); leaves = [x]; b = x * 1; v = b.split(2)[1]; "
           "b.mul_(2); out = v * 1")
+
+
+@pytest.mark.parametrize("fill", ["inf", "nan", "-inf"])
+@pytest.mark.parametrize("dims", ["0, 0, -1", "1, 0, 1", "-1, 1, 2"])
+def test_in_place_through_a_diagonal_keeps_inf_and_nan_off_it_as_torch(fill, dims):
+    """Fuzz seed 969225092: writing through x.clone().diagonal() in a graph rebuilt the base as
+    base * (1 - mask) + ..., so an inf off the diagonal became nan (inf * 0)."""
+    check("a = L.full((2, 3, 3), -2.5); a[1, 2, 1] = float('" + fill + "'); "
+          "a[0, 0, 0] = float('" + fill + "'); x = a.requires_grad_(); leaves = [x]; "
+          f"h = x.clone(); v = h.diagonal({dims}); v.mul_(2); v.add_(3); out = h")

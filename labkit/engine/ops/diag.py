@@ -21,12 +21,15 @@ class Diagonal(Function):
 
     @staticmethod
     def put_back(parent, new, offset, d1, d2):
-        """parent with its diagonal replaced by new (for in-place changes through the view)."""
-        ones = Tensor._make(parent.device.xp.ones(new._data.shape, parent._data.dtype),
-                            parent.device)
-        mask = DiagonalScatter.apply(ones, parent._data.shape, offset, d1, d2)
-        return parent * (1 - mask) + DiagonalScatter.apply(new, parent._data.shape, offset,
-                                                           d1, d2)
+        """parent with its diagonal replaced by new (for in-place changes through the view):
+        chosen element by element, so an inf or nan off the diagonal stays as it was (a blend
+        parent * (1 - mask) + ... made inf * 0 = nan there)."""
+        from .select import where
+        xp = parent.device.xp
+        mask = xp.zeros(parent._data.shape, bool)
+        _writeable(xp.diagonal(mask, offset, d1, d2))[...] = True
+        return where(Tensor._make(mask, parent.device),
+                     DiagonalScatter.apply(new, parent._data.shape, offset, d1, d2), parent)
 
 
 def _writeable(view):
