@@ -230,7 +230,24 @@ class LinearLR(LRScheduler):
                 for base in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _Composed:
+    """state_dict/load_state_dict of a scheduler made of others (SequentialLR,
+    ChainedScheduler): its own fields, and each inner scheduler's state."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for sched, s in zip(self._schedulers, saved):
+            sched.load_state_dict(s)
+
+
+class SequentialLR(_Composed, LRScheduler):
     """Run schedulers one after another: schedulers[i] from milestones[i-1] on (each restarted
     at its own epoch 0 when its turn comes)."""
 
@@ -273,18 +290,6 @@ class SequentialLR(LRScheduler):
         else:
             sched.step()
         self._last_lr = sched.get_last_lr()
-
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for sched, s in zip(self._schedulers, saved):
-            sched.load_state_dict(s)
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):

@@ -6,7 +6,7 @@ at once, their factors multiplied)."""
 import math
 import types
 
-from .lr_scheduler import LambdaLR, LRScheduler, ReduceLROnPlateau
+from .lr_scheduler import LambdaLR, LRScheduler, ReduceLROnPlateau, _Composed
 from .optimizer import Optimizer
 
 
@@ -171,7 +171,7 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_Composed, LRScheduler):
     """Step several schedulers of one optimizer together (their changes compose)."""
 
     def __init__(self, schedulers, optimizer=None):
@@ -202,14 +202,3 @@ class ChainedScheduler(LRScheduler):
             s.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
-    def state_dict(self):
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict):
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, sd in zip(self._schedulers, saved):
-            s.load_state_dict(sd)
