@@ -8,6 +8,12 @@ import pytest
 import labkit
 
 torch = pytest.importorskip("torch")
+import torch.nn.utils.parametrize  # noqa: E402  (torch does not import these with torch.nn)
+import torch.nn.utils.prune  # noqa: E402,F401
+
+
+def _np(t):
+    return t.detach().numpy().copy()
 
 
 def _same(a, b):
@@ -49,3 +55,232 @@ def test_channel_dropout_errors(mod):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert F.dropout2d(mod.ones(5), 0.5, training=False).shape == (5,)
+
+
+# --- matrix_exp (the parametrizations tutorial's MatrixExponential) ---------------------------
+
+@pytest.mark.parametrize("shape,scale,dtype", [
+    ((3, 3), 1.0, "float64"), ((2, 4, 4), 0.3, "float64"), ((3, 3), 20.0, "float64"),
+    ((1, 1), 2.0, "float32"), ((5, 5), 3.0, "float32"), ((0, 0), 1.0, "float32"),
+    ((2, 0, 0), 1.0, "float64")])
+def test_matrix_exp_values_and_gradients(shape, scale, dtype):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape) * scale).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    x, y = labkit.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ours, theirs = labkit.matrix_exp(x), torch.matrix_exp(y)
+    assert ours.dtype == labkit.float64 if dtype == "float64" else ours.dtype == labkit.float32
+    rtol = 1e-10 if dtype == "float64" else 2e-5
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol,
+                               atol=rtol * max(1.0, float(np.abs(theirs.detach().numpy()).max(
+                                   initial=0))))
+    if a.size:
+        ours.backward(labkit.tensor(g))
+        theirs.backward(torch.tensor(g))
+        np.testing.assert_allclose(x.grad.numpy(), y.grad.numpy(), rtol=rtol * 10,
+                                   atol=rtol * 10 * float(np.abs(y.grad.numpy()).max()))
+    assert labkit.linalg.matrix_exp is labkit.matrix_exp
+    np.testing.assert_allclose(x.detach().matrix_exp().numpy(), theirs.detach().numpy(),
+                               rtol=rtol, atol=rtol * max(1.0, float(np.abs(
+                                   theirs.detach().numpy()).max(initial=0))))
+
+
+def test_matrix_exp_second_derivative():
+    a = np.array([[0.1, 0.5], [-0.3, 0.2]])
+    outs = []
+    for mod in (labkit, torch):
+        x = mod.tensor(a, requires_grad=True)
+        (gx,) = mod.autograd.grad(mod.matrix_exp(x).pow(2).sum(), x, create_graph=True)
+        (ggx,) = mod.autograd.grad(gx.sin().sum(), x)
+        outs.append(ggx.detach().numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-9)
+
+
+@pytest.mark.parametrize("a,match", [
+    (np.ones(3), "at least 2 dimensions"), (np.ones((2, 3)), "2 by 3 matrices"),
+    (np.ones((2, 2), dtype=np.int64), "Expected a floating point or complex tensor as input. "
+                                      "Got Long")])
+def test_matrix_exp_errors(a, match):
+    for mod in (labkit, torch):
+        with pytest.raises(RuntimeError, match=match):
+            mod.matrix_exp(mod.tensor(a))
+
+
+# --- torch.nn.utils.prune (the pruning tutorial) ----------------------------------------------
+
+def _twin_linear(mod, seed=0, shape=(6, 5)):
+    """Linear layers with the same values in labkit and torch."""
+    rng = np.random.default_rng(seed)
+    layer = mod.nn.Linear(shape[1], shape[0])
+    with mod.no_grad():
+        layer.weight.copy_(mod.tensor(rng.standard_normal(shape).astype(np.float32)))
+        layer.bias.copy_(mod.tensor(rng.standard_normal(shape[0]).astype(np.float32)))
+    return layer
+
+
+@pytest.mark.parametrize("how", ["random_unstructured", "l1_unstructured", "ln_structured",
+                                 "random_structured", "repeat", "bias_count"])
+def test_prune_masks_like_torch(how):
+    masks, names = [], []
+    for mod in (labkit, torch):
+        prune = mod.nn.utils.prune
+        layer = _twin_linear(mod)
+        mod.manual_seed(5)
+        if how == "random_unstructured":
+            prune.random_unstructured(layer, "weight", amount=0.3)
+        elif how == "l1_unstructured":
+            prune.l1_unstructured(layer, "weight", amount=0.5)
+        elif how == "ln_structured":
+            prune.ln_structured(layer, "weight", amount=0.5, n=2, dim=0)
+        elif how == "random_structured":
+            prune.random_structured(layer, "weight", amount=2, dim=1)
+        elif how == "repeat":       # a PruningContainer: the second prunes what the first kept
+            prune.l1_unstructured(layer, "weight", amount=0.3)
+            prune.ln_structured(layer, "weight", amount=1, n=1, dim=0)
+            prune.l1_unstructured(layer, "weight", amount=4)
+        else:
+            prune.l1_unstructured(layer, "bias", amount=3)
+        masks.append(_np(layer.weight_mask if how != "bias_count" else layer.bias_mask))
+        names.append(([n for n, _ in layer.named_parameters()],
+                      [n for n, _ in layer.named_buffers()], list(layer.state_dict())))
+    np.testing.assert_array_equal(masks[0], masks[1])
+    assert names[0] == names[1]
+
+
+def test_prune_hook_gradient_and_remove_like_torch():
+    res = []
+    for mod in (labkit, torch):
+        prune = mod.nn.utils.prune
+        layer = _twin_linear(mod)
+        prune.l1_unstructured(layer, "weight", amount=0.4)
+        with mod.no_grad():
+            layer.weight_orig.add_(1.0)          # the hook recomputes weight at the next call
+        out = layer(mod.ones(2, 5))
+        out.sum().backward()
+        grad = _np(layer.weight_orig.grad)
+        prune.remove(layer, "weight")
+        res.append((_np(out.detach()), grad, _np(layer.weight.detach()),
+                    type(layer.weight).__name__, [n for n, _ in layer.named_buffers()],
+                    len(layer._forward_pre_hooks)))
+    for a, b in zip(*res):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+        else:
+            assert a == b
+
+
+def test_prune_global_unstructured_like_torch():
+    masks = []
+    for mod in (labkit, torch):
+        prune = mod.nn.utils.prune
+        a, b = _twin_linear(mod, 1, (4, 3)), _twin_linear(mod, 2, (5, 4))
+        prune.l1_unstructured(b, "weight", amount=2)      # an existing mask is combined
+        prune.global_unstructured([(a, "weight"), (b, "weight"), (a, "bias")],
+                                  pruning_method=prune.L1Unstructured, amount=0.3)
+        masks.append([_np(m) for m in (a.weight_mask, b.weight_mask, a.bias_mask)])
+        assert type(b._forward_pre_hooks[next(iter(b._forward_pre_hooks))]).__name__ == \
+            "PruningContainer"
+    for x, y in zip(*masks):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda p, l: p.l1_unstructured(l, "bias", amount=10), ValueError, "should be smaller"),
+    (lambda p, l: p.l1_unstructured(l, "bias", amount=1.5), ValueError, "float in the range"),
+    (lambda p, l: p.ln_structured(l, "bias", amount=1, n=2, dim=0), ValueError,
+     "multidimensional"),
+    (lambda p, l: p.ln_structured(l, "weight", amount=1, n=2, dim=2), IndexError,
+     "Invalid index 2"),
+    (lambda p, l: p.remove(l, "weight"), ValueError, "has to be pruned before"),
+])
+def test_prune_errors_like_torch(call, exc, match):
+    names = []
+    for mod in (labkit, torch):
+        layer = _twin_linear(mod)
+        with pytest.raises(exc, match=match):
+            call(mod.nn.utils.prune, layer)
+        names.append([n for n, _ in layer.named_parameters()])   # restored, as torch does
+    assert names[0] == names[1]
+
+
+# --- parametrizations -------------------------------------------------------------------------
+
+def _skew(mod):
+    class Skew(mod.nn.Module):
+        def forward(self, X):
+            A = X.triu(1)
+            return A - A.transpose(-1, -2)
+
+        def right_inverse(self, A):
+            return A.triu(1)
+    return Skew()
+
+
+def test_parametrize_names_values_gradients_like_torch():
+    res = []
+    g = np.random.default_rng(3).standard_normal((2, 3)).astype(np.float32)
+    for mod in (labkit, torch):
+        P = mod.nn.utils.parametrize
+        layer = _twin_linear(mod, 4, (3, 3))
+        P.register_parametrization(layer, "weight", _skew(mod))
+        out = layer(mod.ones(2, 3) * 0.5)
+        out.backward(mod.tensor(g))
+        orig = layer.parametrizations.weight.original
+        res.append((type(layer).__name__, sorted(n for n, _ in layer.named_parameters()),
+                    sorted(layer.state_dict()), _np(layer.weight.detach()),
+                    _np(orig.grad), _np(orig.detach())))
+        X = mod.tensor([[0.0, 1.0, 2.0], [-1.0, 0.0, 3.0], [-2.0, -3.0, 0.0]])
+        layer.weight = X
+        res.append((_np(layer.weight.detach()),))
+        P.remove_parametrizations(layer, "weight")
+        res.append((type(layer).__name__, type(layer.weight).__name__,
+                    _np(layer.weight.detach())))
+    n = len(res) // 2
+    for a, b in zip(res[:n], res[n:]):
+        for x, y in zip(a, b):
+            if isinstance(x, np.ndarray):
+                np.testing.assert_allclose(x, y, rtol=1e-6)
+            else:
+                assert x == y
+
+
+@pytest.mark.parametrize("mod", [labkit, torch])
+def test_parametrize_errors(mod):
+    P = mod.nn.utils.parametrize
+
+    class Shrink(mod.nn.Module):
+        def forward(self, X):
+            return X[:1]
+
+    layer = mod.nn.Linear(2, 2)
+    with pytest.raises(ValueError, match="does not have a parameter, a buffer, or a "
+                                         "parametrized element with name 'nope'"):
+        P.register_parametrization(layer, "nope", Shrink())
+    with pytest.raises(ValueError, match="may not change the shape"):
+        P.register_parametrization(layer, "weight", Shrink())
+    with pytest.raises(ValueError, match="does not have a parametrization on weight"):
+        P.remove_parametrizations(layer, "weight")
+    P.register_parametrization(layer, "bias", Shrink(), unsafe=True)
+    assert layer.bias.shape == (1,)
+
+
+def test_weight_norm_and_spectral_norm_like_torch():
+    res = []
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    for mod in (labkit, torch):
+        a = mod.nn.utils.parametrizations.weight_norm(_twin_linear(mod), dim=0)
+        b = mod.nn.utils.parametrizations.weight_norm(_twin_linear(mod), dim=None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = mod.nn.utils.weight_norm(_twin_linear(mod), dim=1)
+        mod.manual_seed(0)
+        s = mod.nn.utils.parametrizations.spectral_norm(_twin_linear(mod))
+        outs = [m(mod.tensor(x)) for m in (a, b, c, s, s)]
+        sum(o.sum() for o in outs).backward()
+        res.append([_np(o.detach()) for o in outs] + [
+            _np(a.parametrizations.weight.original0.grad),
+            _np(b.parametrizations.weight.original1.grad),
+            _np(c.weight_g.grad), _np(s.parametrizations.weight.original.grad),
+            _np(s.parametrizations.weight[0]._u)])
+    for x, y in zip(*res):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)

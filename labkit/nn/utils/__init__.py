@@ -11,3 +11,6 @@ __all__ += ["clip_grad_norm", "clip_grads_with_norm_", "get_total_norm"]
 # a torch API that labkit lacks is named as such in the AttributeError
 from ...engine.unsupported import module_getattr  # noqa: E402
 __getattr__ = module_getattr(__name__, "torch.nn.utils")
+from . import parametrizations, parametrize, prune  # noqa: E402
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
+__all__ += ["parametrizations", "parametrize", "prune", "weight_norm", "remove_weight_norm"]
