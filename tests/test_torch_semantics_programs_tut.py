@@ -284,3 +284,84 @@ def test_weight_norm_and_spectral_norm_like_torch():
             _np(s.parametrizations.weight[0]._u)])
     for x, y in zip(*res):
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+
+
+# --- torch.autograd.forward_ad (the forward-mode AD tutorial) ---------------------------------
+
+import torch.autograd.forward_ad  # noqa: E402
+
+
+def test_forward_ad_dual_tensors_like_torch():
+    rng = np.random.default_rng(1)
+    p, t, w = (rng.standard_normal((3, 4)) for _ in range(3))
+    res = []
+    for mod in (labkit, torch):
+        fwAD = mod.autograd.forward_ad
+        with fwAD.dual_level():
+            x = fwAD.make_dual(mod.tensor(p), mod.tensor(t))
+            y = (x.sin() * mod.tensor(w)).softmax(-1) @ x.T + x.sum()
+            primal, tangent = fwAD.unpack_dual(y)
+            none = fwAD.unpack_dual(mod.tensor(w)).tangent
+        res.append((_np(primal), _np(tangent), none, fwAD.unpack_dual(y).tangent))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-12)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-10)
+    assert res[0][2:] == res[1][2:] == (None, None)
+
+
+@pytest.mark.parametrize("mod", [labkit, torch])
+def test_forward_ad_errors(mod):
+    fwAD = mod.autograd.forward_ad
+    with pytest.raises(RuntimeError, match="no level exists"):
+        fwAD.make_dual(mod.ones(2), mod.ones(2))
+    with fwAD.dual_level():
+        with pytest.raises(RuntimeError, match="different size"):
+            fwAD.make_dual(mod.ones(2), mod.ones(3))
+        with pytest.raises(ValueError, match="Expected primal to be floating point"):
+            fwAD.make_dual(mod.ones(2, dtype=mod.int64), mod.ones(2))
+
+
+def _exp_function(mod, wrong=False):
+    class Fn(mod.autograd.Function):
+        @staticmethod
+        def forward(ctx, foo, k):
+            ctx.result = mod.exp(foo) * k
+            return ctx.result
+
+        @staticmethod
+        def jvp(ctx, gI, gk):
+            assert gk is None            # a non-tensor argument gets None, as in torch
+            return gI * ctx.result * (2 if wrong else 1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.result, None
+    return Fn
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_custom_function_jvp_protocol_like_torch(requires_grad):
+    res = []
+    for mod in (labkit, torch):
+        fwAD = mod.autograd.forward_ad
+        primal = mod.tensor([0.5, -1.0, 2.0], dtype=mod.float64, requires_grad=requires_grad)
+        with fwAD.dual_level():
+            out = _exp_function(mod).apply(fwAD.make_dual(primal, mod.ones(3) * 0.5), 3.0)
+            res.append(_np(fwAD.unpack_dual(out).tangent))
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12)
+
+
+def test_gradcheck_forward_ad_options():
+    x = labkit.tensor([0.5, -1.0, 2.0], dtype=labkit.float64, requires_grad=True)
+    ok = _exp_function(labkit)
+    assert labkit.autograd.gradcheck(lambda t: ok.apply(t, 2.0), (x,), check_forward_ad=True)
+    bad = _exp_function(labkit, wrong=True)
+    assert labkit.autograd.gradcheck(lambda t: bad.apply(t, 2.0), (x,))   # backward is right
+    with pytest.raises(labkit.autograd.GradcheckError, match="forward-mode"):
+        labkit.autograd.gradcheck(lambda t: bad.apply(t, 2.0), (x,), check_forward_ad=True,
+                                  check_backward_ad=False, check_undefined_grad=False,
+                                  check_batched_grad=False)
+    y = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError):   # torch.autograd.gradcheck.GradcheckError
+        torch.autograd.gradcheck(lambda t: _exp_function(torch, True).apply(t, 2.0), (y,),
+                                 check_forward_ad=True, check_backward_ad=False,
+                                 check_undefined_grad=False, check_batched_grad=False)
