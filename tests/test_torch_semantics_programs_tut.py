@@ -365,3 +365,86 @@ def test_gradcheck_forward_ad_options():
         torch.autograd.gradcheck(lambda t: _exp_function(torch, True).apply(t, 2.0), (y,),
                                  check_forward_ad=True, check_backward_ad=False,
                                  check_undefined_grad=False, check_batched_grad=False)
+
+
+# --- the meta device, load_state_dict(assign=True), load(mmap=True) --------------------------
+
+def test_meta_tensors_like_torch():
+    for mod in (labkit, torch):
+        a = mod.ones(2, 3, device="meta", requires_grad=True)
+        assert repr(a) == "tensor(..., device='meta', size=(2, 3), requires_grad=True)"
+        s = (a * 2).sum()
+        assert s.device.type == "meta" and tuple(s.shape) == ()
+        assert repr(mod.arange(3, device="meta")).startswith(
+            "tensor(..., device='meta', size=(3,), dtype=")
+        with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
+            a.cpu()
+        with pytest.raises(RuntimeError):
+            a + mod.ones(2, 3)
+        with mod.device("meta"):
+            layer = mod.nn.Linear(4, 5)
+            inside = mod.zeros(1)
+        assert layer.weight.device.type == "meta" and inside.device.type == "meta"
+        assert mod.zeros(1).device.type == "cpu"
+        assert layer(mod.ones(2, 4, device="meta")).shape == (2, 5)
+        assert mod.nn.Linear(2, 2).to("meta").weight.device.type == "meta"
+
+
+def test_load_state_dict_assign_like_torch():
+    res = []
+    for mod in (labkit, torch):
+        src = _twin_linear(mod)
+        src.register_buffer("stat", mod.arange(3.0))
+        sd = {k: v.clone() for k, v in src.state_dict().items()}
+        with mod.device("meta"):
+            dst = mod.nn.Linear(5, 6)
+            dst.register_buffer("stat", mod.zeros(3))
+        dst.weight.requires_grad_(False)
+        with pytest.warns(UserWarning, match="copying from a non-meta parameter"):
+            dst.load_state_dict(sd)                    # a no-op on meta, with torch's warning
+        assert dst.weight.device.type == "meta"
+        dst.load_state_dict(sd, assign=True)
+        res.append((type(dst.weight).__name__, dst.weight.requires_grad, dst.bias.requires_grad,
+                    dst.weight.device.type, dst.stat is sd["stat"], _np(dst.bias),
+                    dst.weight.data_ptr() == sd["weight"].data_ptr()))
+    assert res[0][:5] == res[1][:5] and res[0][6] == res[1][6]
+    np.testing.assert_array_equal(res[0][5], res[1][5])
+
+
+def test_load_mmap_maps_the_file(tmp_path):
+    path = str(tmp_path / "ck.pt")
+    w = labkit.arange(12.0).reshape(3, 4)
+    labkit.save({"w": w, "n": 3, "i": labkit.tensor([1, 2])}, path)
+    sd = labkit.load(path, mmap=True)
+    assert isinstance(sd["w"]._data.base, np.memmap)
+    assert labkit.equal(sd["w"], w) and sd["n"] == 3 and sd["i"].dtype == labkit.int64
+    sd["w"].add_(1)                                   # copy-on-write: the file keeps its values
+    assert labkit.equal(labkit.load(path)["w"], w)
+    import io
+    with pytest.raises(ValueError, match="must be a file path"):
+        labkit.load(io.BytesIO(open(path, "rb").read()), mmap=True)
+
+
+# --- torch.func: stack_module_state, jacrev over a dict of parameters -------------------------
+
+def test_stack_module_state_and_jacrev_of_params_like_torch():
+    res = []
+    x = np.random.default_rng(2).standard_normal((3, 5)).astype(np.float32)
+    for mod in (labkit, torch):
+        models = [_twin_linear(mod, s) for s in range(3)]
+        params, buffers = mod.func.stack_module_state(models)
+        out = mod.func.vmap(lambda p, xb: mod.func.functional_call(models[0], p, (xb,)),
+                            in_dims=(0, None))(params, mod.tensor(x))
+        single = {k: v.detach() for k, v in models[1].named_parameters()}
+        jac = mod.func.jacrev(lambda p: mod.func.functional_call(models[0], p, (mod.tensor(
+            x[0]),)))(single)
+        res.append((sorted(params), params["weight"].requires_grad,
+                    params["weight"].grad_fn is None, buffers, _np(out),
+                    {k: _np(v) for k, v in jac.items()}))
+        with pytest.raises(RuntimeError, match="Expected at least one model"):
+            mod.func.stack_module_state([])
+    assert res[0][:4] == res[1][:4]
+    np.testing.assert_allclose(res[0][4], res[1][4], rtol=1e-5, atol=1e-6)
+    for k in res[1][5]:
+        assert res[0][5][k].shape == res[1][5][k].shape
+        np.testing.assert_allclose(res[0][5][k], res[1][5][k], rtol=1e-5, atol=1e-6)

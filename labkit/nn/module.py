@@ -464,12 +464,15 @@ class Module:
                 m.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from state_dict into this model's parameters and buffers, in place.
 
         Everything is checked first (keys, tensor types, shapes) and nothing is copied when
         something is wrong, so a failed load leaves the model as it was. With strict=False,
-        missing and unexpected keys are allowed and returned (fine-tuning a changed model)."""
+        missing and unexpected keys are allowed and returned (fine-tuning a changed model).
+        With assign=True the state_dict's tensors become the parameters (wrapped as Parameters
+        keeping requires_grad) instead of being copied: how a model built on the 'meta' device
+        gets real weights without allocating them twice."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"load_state_dict: expected a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}.")
@@ -508,7 +511,17 @@ class Module:
                                + "\n\t".join(errors) + hint)
         with no_grad():
             for key, target in own.items():
-                if key in state_dict:
+                if key not in state_dict:
+                    continue
+                if assign:
+                    _assign(self, key, state_dict[key], target)
+                elif target.device.type == "meta" and state_dict[key].device.type != "meta":
+                    warnings.warn(f"for {key}: copying from a non-meta parameter in the "
+                                  "checkpoint to a meta parameter in the current model, which "
+                                  "is a no-op. (Did you mean to pass `assign=True` to assign "
+                                  "items in the state dictionary to their corresponding key in "
+                                  "the module instead of copying them in place?)", stacklevel=2)
+                else:
                     target.copy_(state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
 
@@ -531,6 +544,20 @@ class Module:
         elif lines:
             body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _assign(root, key, value, target):
+    """load_state_dict(assign=True) for one entry: put `value` itself in target's place."""
+    owner_path, _, name = key.rpartition(".")
+    owner = root.get_submodule(owner_path) if owner_path else root
+    if isinstance(target, Parameter):
+        if isinstance(value, Parameter):
+            value.requires_grad_(target.requires_grad)
+        else:
+            value = Parameter(value, requires_grad=target.requires_grad)
+        owner._parameters[name] = value
+    else:
+        owner._buffers[name] = value
 
 
 def _indent(text, spaces):
