@@ -448,3 +448,45 @@ def test_stack_module_state_and_jacrev_of_params_like_torch():
     for k in res[1][5]:
         assert res[0][5][k].shape == res[1][5][k].shape
         np.testing.assert_allclose(res[0][5][k], res[1][5][k], rtol=1e-5, atol=1e-6)
+
+
+# --- storages (DLWPT chapter 3) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]]),
+    lambda m: m.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]])[1],
+    lambda m: m.tensor([[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]]).t(),
+    lambda m: m.arange(6).reshape(2, 3)[:, 1:],
+    lambda m: m.tensor([True, False]),
+    lambda m: m.zeros(0, 3),
+])
+def test_storages_like_torch(make):
+    res = []
+    for mod in (labkit, torch):
+        x = make(mod)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = x.storage()
+        u = x.untyped_storage()
+        res.append((s.tolist(), len(s), s.size(), s.element_size(), s.nbytes(), str(s.dtype)
+                    .replace("labkit", "torch"), u.nbytes(), len(u), u.tolist(),
+                    u.data_ptr() == s.data_ptr(), repr(s).replace("labkit", "torch")))
+        if len(s):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                x.storage()[len(s) - 1] = 1
+            res.append((make(mod).storage_offset(), x.reshape(-1).tolist()))
+    assert res[: len(res) // 2] == res[len(res) // 2:]
+
+
+def test_typed_storage_warns_and_refuses_slices():
+    x = labkit.ones(3)
+    import labkit.engine.ops.storage as st
+    st._WARNED.clear()
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        x.storage()
+    for mod in (labkit, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError, match="slices are only supported"):
+                mod.ones(3).storage()[0:2]
