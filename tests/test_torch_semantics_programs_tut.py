@@ -1,5 +1,6 @@
 """Torch semantics that the tutorial/recipe/examples compat programs (tests/compat/programs/tut_*)
 exposed: each test compares labkit with torch on the case a program met."""
+import importlib
 import warnings
 
 import numpy as np
@@ -490,3 +491,74 @@ def test_typed_storage_warns_and_refuses_slices():
             warnings.simplefilter("ignore")
             with pytest.raises(RuntimeError, match="slices are only supported"):
                 mod.ones(3).storage()[0:2]
+
+
+# --- torch.optim.swa_utils and optimizer step hooks ------------------------------------------
+
+import torch.optim.swa_utils  # noqa: E402,F401
+
+
+@pytest.mark.parametrize("strategy,anneal", [("cos", 3), ("linear", 2), ("cos", 0)])
+def test_swalr_schedule_like_torch(strategy, anneal):
+    lrs = []
+    for mod in (labkit, torch):
+        p = mod.nn.Parameter(mod.zeros(2))
+        opt = mod.optim.SGD([{"params": [p]}, {"params": [mod.nn.Parameter(mod.zeros(1))],
+                                                "lr": 0.5}], lr=1.0)
+        sched = mod.optim.swa_utils.SWALR(opt, swa_lr=[0.1, 0.2], anneal_epochs=anneal,
+                                          anneal_strategy=strategy)
+        seq = [[g["lr"] for g in opt.param_groups]]
+        for _ in range(5):
+            opt.step()
+            sched.step()
+            seq.append([g["lr"] for g in opt.param_groups])
+        lrs.append(seq)
+    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12)
+
+
+def test_averaged_model_and_update_bn_like_torch():
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((8, 3)).astype(np.float32) for _ in range(3)]
+    res = []
+    for mod in (labkit, torch):
+        mod.manual_seed(0)
+        net = mod.nn.Sequential(mod.nn.Linear(3, 4), mod.nn.BatchNorm1d(4))
+        swa = mod.optim.swa_utils.AveragedModel(net)
+        ema = mod.optim.swa_utils.AveragedModel(
+            net, multi_avg_fn=mod.optim.swa_utils.get_ema_multi_avg_fn(0.9), use_buffers=True)
+        for i, x in enumerate(xs):
+            with mod.no_grad():
+                net[0].weight.add_(float(i))
+            net(mod.tensor(x))
+            swa.update_parameters(net)
+            ema.update_parameters(net)
+        mod.optim.swa_utils.update_bn([(mod.tensor(x),) for x in xs], swa)
+        res.append([_np(t) for t in (swa.module[0].weight, ema.module[0].weight,
+                                     swa.module[1].running_mean, swa.module[1].running_var,
+                                     ema.module[1].running_var, swa.n_averaged)])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_optimizer_step_hooks_like_torch():
+    logs = []
+    for mod in (labkit, torch):
+        p = mod.nn.Parameter(mod.ones(2))
+        opt = mod.optim.SGD([p], lr=0.5)
+        log = []
+
+        def pre(o, args, kwargs):
+            log.append(("pre", o is opt, len(args), args[0] is opt, kwargs))
+
+        h1 = opt.register_step_pre_hook(pre)
+        opt.register_step_post_hook(lambda o, a, k: log.append(("post", len(a), k)))
+        g = importlib.import_module(mod.__name__ + ".optim.optimizer").register_optimizer_step_pre_hook(
+            lambda o, a, k: log.append("global"))
+        p.grad = mod.ones(2)
+        opt.step()
+        h1.remove()
+        g.remove()
+        opt.step(closure=None)
+        logs.append((log, _np(p)))
+    assert logs[0][0] == logs[1][0]
+    np.testing.assert_array_equal(logs[0][1], logs[1][1])
