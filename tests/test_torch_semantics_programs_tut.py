@@ -562,3 +562,35 @@ def test_optimizer_step_hooks_like_torch():
         logs.append((log, _np(p)))
     assert logs[0][0] == logs[1][0]
     np.testing.assert_array_equal(logs[0][1], logs[1][1])
+
+
+# --- torch.autograd.profiler; the in-place-on-a-leaf message ----------------------------------
+
+import torch.autograd.profiler  # noqa: E402,F401
+
+
+def test_autograd_profiler_like_torch():
+    counts = []
+    for mod in (labkit, torch):
+        x = mod.randn(2, 3, requires_grad=True)
+        z = mod.ones(2, 3, requires_grad=True)
+        with mod.autograd.profiler.profile() as prf:
+            for _ in range(4):
+                z = (z / x) * x
+            with mod.autograd.profiler.record_function("block"):
+                z.sum()
+        avg = {e.key: e.count for e in prf.key_averages()}
+        counts.append((avg["aten::div"], avg["aten::mul"], avg["block"]))
+        assert prf.self_cpu_time_total > 0 and len(prf.function_events) >= 9
+        with mod.autograd.profiler.profile(enabled=False) as off:
+            z * 2
+        assert off is None
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("mod", [labkit, torch])
+def test_inplace_on_leaf_message_has_torch_words(mod):
+    a = mod.linspace(0.0, 1.0, 5, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad is being used in "
+                                           "an in-place operation"):
+        mod.sin_(a)

@@ -4,7 +4,7 @@ from ..engine import (Function, GradcheckError, backward, detect_anomaly, gradch
                       set_detect_anomaly)
 from ..engine.function import Node  # noqa: F401
 from ..engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
-from . import forward_ad, function, functional  # noqa: F401
+from . import forward_ad, function, functional, profiler  # noqa: F401
 from .function import once_differentiable  # noqa: F401
 from .gradgradcheck import gradgradcheck  # noqa: F401
 from .gradcheck_ad import gradcheck  # noqa: F401,E402  (with check_forward_ad=...)
