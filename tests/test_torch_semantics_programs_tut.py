@@ -594,3 +594,29 @@ def test_inplace_on_leaf_message_has_torch_words(mod):
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad is being used in "
                                            "an in-place operation"):
         mod.sin_(a)
+
+
+# --- share_memory_ (Hogwild) -----------------------------------------------------------------
+
+def test_share_memory_like_torch_and_shared_with_a_forked_process():
+    import multiprocessing
+    for mod in (labkit, torch):
+        x = mod.arange(4.0)
+        assert not x.is_shared()
+        assert x.share_memory_() is x and x.is_shared()
+        assert mod.zeros(0).share_memory_().is_shared()
+        m = mod.nn.Linear(2, 2)
+        w = m.weight
+        assert m.share_memory() is m and m.weight is w and w.is_shared() and m.bias.is_shared()
+    x = labkit.zeros(3).share_memory_()
+    ctx = multiprocessing.get_context("fork")
+
+    def child(t):
+        t.add_(torch_free_value)
+
+    torch_free_value = 2.5
+    p = ctx.Process(target=child, args=(x,))
+    p.start()
+    p.join(timeout=30)
+    assert p.exitcode == 0
+    np.testing.assert_array_equal(x.numpy(), [2.5, 2.5, 2.5])    # the child's write is seen

@@ -427,6 +427,11 @@ class Module:
                     self._buffers[name] = fn(b)
         return self
 
+    def share_memory(self):
+        """Move parameters and buffers into shared memory (Tensor.share_memory_): worker
+        processes forked afterwards train the same weights (Hogwild)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cpu(self):
         return self.to("cpu")
 

@@ -9,6 +9,6 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                cumulative_extra, detach, shape_inplace, deepcopy)
 from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
 from . import construct, covariance, gamma, split_extra  # noqa: F401,E402
-from . import matrix_exp, storage  # noqa: F401,E402  (Tensor.matrix_exp, storage, untyped_storage)
+from . import matrix_exp, share, storage  # noqa: F401,E402  (matrix_exp, share_memory_, storage)
 from .keywords import install_methods as _install_methods
 _install_methods()
