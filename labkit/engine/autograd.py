@@ -434,9 +434,9 @@ def _accumulate(leaf, g, create_graph, handed):
             arr = arr.copy()
             g = _make(arr, g.device)
         handed.add(id(arr))
-        leaf.grad = _make(arr, g.device)
+        leaf._grad = _make(arr, g.device)     # fits by construction: no setter checks
     elif old.grad_fn is not None or not _writeable(old._data):
-        leaf.grad = old.detach() + g
+        leaf._grad = old.detach() + g
     else:
         old._data += g._data
         old._bump_version()

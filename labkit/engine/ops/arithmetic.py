@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..promotion import fill_value, result_type
+from ..promotion import fill_value, python_number, result_type
 from ..function import Function, _call, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
@@ -365,6 +365,7 @@ def sub(a, b, alpha=1):
 
 
 def _scaled(name, a, b, alpha):
+    alpha = python_number(alpha)
     dt = result_type(a, b)
     if not dt.is_floating_point and isinstance(alpha, float):
         raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
