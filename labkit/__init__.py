@@ -4,6 +4,7 @@
 """
 from .engine import (Device as device, Size, Tensor, enable_grad, inference_mode,  # noqa: F401
                      is_grad_enabled, no_grad, set_grad_enabled)
+from .engine import is_anomaly_enabled, is_inference_mode_enabled  # noqa: F401,E402
 from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, eye,  # noqa: F401
                               from_numpy, full, full_like, initial_seed, linspace, manual_seed,
                               ones, ones_like, rand, rand_like, randint, randn, randn_like,

@@ -131,6 +131,11 @@ class Tensor:
         out._vc = self._vc
         return out
 
+    @property
+    def retains_grad(self):
+        """Whether retain_grad() was called on this non-leaf tensor (False for leaves)."""
+        return self._retains
+
     def retain_grad(self):
         """Keep .grad for this non-leaf tensor after backward (leaves keep it anyway)."""
         if self.grad_fn is None:
