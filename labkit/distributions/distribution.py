@@ -66,7 +66,7 @@ class Distribution:
 
     @property
     def mean(self):
-        raise NotImplementedError(f"{type(self)} does not implement mean")
+        raise NotImplementedError
 
     @property
     def mode(self):
@@ -74,7 +74,7 @@ class Distribution:
 
     @property
     def variance(self):
-        raise NotImplementedError(f"{type(self)} does not implement variance")
+        raise NotImplementedError
 
     @property
     def stddev(self):
@@ -89,7 +89,8 @@ class Distribution:
                                   "use sample(), which carries no gradient")
 
     def sample_n(self, n):
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning)
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+                      FutureWarning)
         return self.sample(Size((n,)))
 
     def log_prob(self, value):
