@@ -27,16 +27,23 @@ def _square(name, A):
                            f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype}")
 
 
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError for singular or non-positive-definite input."""
+
+
+LinAlgError.__module__ = "labkit.linalg"
+
+
 def _lapack(name, fn, *arrays):
     try:
         return fn(*arrays)
     except Exception as e:                      # numpy.linalg.LinAlgError (or CuPy's)
         if "singular" in str(e).lower():
-            raise RuntimeError(f"linalg.{name}: the input matrix is singular (a diagonal element "
+            raise LinAlgError(f"linalg.{name}: the input matrix is singular (a diagonal element "
                                "of its LU factor is zero), so the system could not be solved. "
                                "Check for linearly dependent rows, or use linalg.lstsq.") from None
         if "positive definite" in str(e).lower() or "not positive" in str(e).lower():
-            raise RuntimeError(f"linalg.{name}: The factorization could not be completed because "
+            raise LinAlgError(f"linalg.{name}: The factorization could not be completed because "
                                "the input is not positive-definite.") from None
         raise RuntimeError(f"linalg.{name}: {e}") from None
 
@@ -93,7 +100,29 @@ class Det(Function):
     @staticmethod
     def backward(ctx, g):
         A, d = ctx.saved_tensors
+        if bool((d == 0).any()):
+            return _det_backward_singular(g, A)
         return (g * d).unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+
+
+def _det_backward_singular(g, A):
+    """d det(A) / dA = adj(A)^T, defined for singular A too: with A = U diag(S) Vh it is
+    det(U) det(Vh) U diag(prod_{j != i} S_j) Vh (torch's formula for this case)."""
+    from .linalg_decomp import svd
+    U, S, Vh = svd(A)
+    alpha = det(U) * det(Vh)
+    others = _prod_of_others(S)
+    D = (alpha * g).unsqueeze(-1) * others
+    return (U * D.unsqueeze(-2)) @ Vh
+
+
+def _prod_of_others(S):
+    """prod_{j != i} S_j for each i (exclusive prefix times exclusive suffix products)."""
+    from .join import cat
+    ones = S.new_ones(tuple(S.shape[:-1]) + (1,))
+    before = cat([ones, S[..., :-1]], -1).cumprod(-1)
+    after = cat([ones, S[..., 1:].flip(-1)], -1).cumprod(-1).flip(-1)
+    return before * after
 
 
 class Slogdet(Function):
