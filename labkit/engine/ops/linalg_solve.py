@@ -214,8 +214,10 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     if B.dtype != A.dtype:
+        from .linalg_decomp import _torch_name
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
-                           f"A of type {A.dtype} and B of type {B.dtype} instead")
+                           f"A of type {_torch_name(A.dtype)} and B of type "
+                           f"{_torch_name(B.dtype)} instead")
     return Solve.apply(A, B, vector)
 
 

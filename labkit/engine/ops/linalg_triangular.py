@@ -76,9 +76,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     if B.dim() < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
                            "dimensions.")
-    if A.dtype != B.dtype:
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, "
-                           f"but found A of type {A.dtype} and B of type {B.dtype} instead")
+    if A.dtype != B.dtype:             # torch computes in A's dtype
+        B = B.to(A.dtype)
     if not left:                     # X A = B  <=>  A^T X^T = B^T
         return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
     n = A.shape[-1]
