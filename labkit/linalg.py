@@ -5,13 +5,12 @@ from .engine.ops.linalg import matmul  # noqa: F401
 from .engine.ops.linalg_decomp import qr, svd, svdvals  # noqa: F401
 from .engine.ops.linalg_matrix_fn import matrix_exp, matrix_power  # noqa: F401
 from .engine.ops.linalg_pinv import cond, lstsq, matrix_rank, pinv  # noqa: F401
-from .engine.ops.linalg_products import (diagonal, multi_dot, solve_ex, tensorinv,  # noqa: F401
+from .engine.ops.linalg_products import (cross, diagonal, multi_dot, solve_ex, tensorinv,  # noqa: F401
                                          tensorsolve, vander, vecdot)
 from .engine.ops.linalg_solve import (cholesky, det, eigh, eigvalsh, inv, slogdet,  # noqa: F401
                                       solve)
 from .engine.ops.linalg_triangular import cholesky_ex, inv_ex, solve_triangular  # noqa: F401
 from .engine.ops.norm import linalg_norm as norm, matrix_norm, vector_norm  # noqa: F401
-from .engine.ops.products_vec import linalg_cross as cross  # noqa: F401
 from .engine.ops.linalg_solve import LinAlgError  # noqa: F401
 
 

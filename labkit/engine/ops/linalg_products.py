@@ -182,3 +182,18 @@ def cholesky(input, upper=False, *, out=None):
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                   "removed in a future PyTorch release.", UserWarning, stacklevel=2)
     return _linalg_cholesky(input, upper=upper)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The 3-D cross product along dim, the other dims broadcast (torch.linalg.cross)."""
+    if input.dim() != other.dim():
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions. Got "
+                           f"shapes {tuple(input.shape)} and {tuple(other.shape)}: unsqueeze the "
+                           "smaller one.")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
+    from .broadcast import broadcast_tensors
+    from .products_vec import cross as _cross
+    a, b = broadcast_tensors(input, other)
+    return _cross(a, b, dim)

@@ -38,14 +38,56 @@ def _lapack(name, fn, *arrays):
     try:
         return fn(*arrays)
     except Exception as e:                      # numpy.linalg.LinAlgError (or CuPy's)
-        if "singular" in str(e).lower():
-            raise LinAlgError(f"linalg.{name}: the input matrix is singular (a diagonal element "
-                               "of its LU factor is zero), so the system could not be solved. "
-                               "Check for linearly dependent rows, or use linalg.lstsq.") from None
-        if "positive definite" in str(e).lower() or "not positive" in str(e).lower():
-            raise LinAlgError(f"linalg.{name}: The factorization could not be completed because "
-                               "the input is not positive-definite.") from None
+        text = str(e).lower()
+        if "singular" in text:
+            raise LinAlgError(_singular_message(name, arrays[0])) from None
+        if "positive definite" in text or "not positive" in text:
+            raise LinAlgError(_not_pd_message(name, arrays[0])) from None
         raise RuntimeError(f"linalg.{name}: {e}") from None
+
+
+def _first_failure(a, info_of):
+    """(batch index, info) of the first failing matrix of a, as torch reports it."""
+    import numpy as np
+    host = a.get() if hasattr(a, "get") else a
+    flat = np.asarray(host).reshape((-1,) + host.shape[-2:])
+    for b, m in enumerate(flat):
+        info = info_of(m)
+        if info:
+            return (b if host.ndim > 2 else None), info
+    return None, 0
+
+
+def _batch_prefix(b):
+    return "" if b is None else f"(Batch element {b}): "
+
+
+def _singular_message(name, a):
+    from .linalg_triangular import _lu_info
+    b, k = _first_failure(a, _lu_info)
+    fix = (" Check the matrix for linearly dependent rows or columns; linalg.lstsq or "
+           "linalg.pinv handle singular systems.")
+    if name == "solve":
+        return ("torch.linalg.solve: The solver failed because the input matrix is singular."
+                .replace("torch.", "") + fix)
+    return (f"linalg.{name}: {_batch_prefix(b)}The diagonal element {k} is zero, the inversion "
+            "could not be completed because the input matrix is singular." + fix)
+
+
+def _not_pd_message(name, a):
+    import numpy as np
+
+    def info_of(m):
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                return k
+        return 0
+    b, k = _first_failure(a, info_of)
+    return (f"linalg.{name}: {_batch_prefix(b)}The factorization could not be completed because "
+            f"the input is not positive-definite (the leading minor of order {k} is not "
+            "positive-definite).")
 
 
 class Inv(Function):
