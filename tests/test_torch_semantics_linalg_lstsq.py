@@ -16,9 +16,9 @@ def rank_deficient(shape, rank, seed):
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (0, 2, 3), (2, 0)])
-def test_pinv_values_and_gradients(shape):
+def test_pinv_values_and_gradients(shape, device):
     check_op(lambda a: labkit.linalg.pinv(a), lambda a: torch.linalg.pinv(a),
-             [rand_array(shape, 1)], rtol=1e-8, atol=1e-10)
+             [rand_array(shape, 1)], rtol=1e-8, atol=1e-10, device=device)
     check_op(lambda a: labkit.pinverse(a), lambda a: torch.pinverse(a), [rand_array(shape, 1)],
              rtol=1e-8, atol=1e-10)
 
@@ -36,10 +36,11 @@ def test_pinv_tolerances_rank_deficient_and_hermitian():
 
 @pytest.mark.parametrize("a_shape,b_shape", [((5, 3), (5, 2)), ((5, 3), (5,)), ((3, 5), (3, 2)),
                                              ((2, 4, 3), (2, 4, 2)), ((4, 4), (4, 1))])
-def test_lstsq_solution_and_gradients(a_shape, b_shape):
+def test_lstsq_solution_and_gradients(a_shape, b_shape, device):
     check_op(lambda a, b: labkit.linalg.lstsq(a, b).solution,
              lambda a, b: torch.linalg.lstsq(a, b).solution,
-             [rand_array(a_shape, 4), rand_array(b_shape, 5)], rtol=1e-8, atol=1e-10)
+             [rand_array(a_shape, 4), rand_array(b_shape, 5)], rtol=1e-8, atol=1e-10,
+             device=device)
 
 
 @pytest.mark.parametrize("driver", [None, "gelsy", "gelsd", "gelss", "gels"])

@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 
 @pytest.mark.parametrize("scale", [1e-3, 0.5, 3.0, 40.0])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (1, 1), (0, 2, 2)])
-def test_matrix_exp_values_and_gradients(scale, shape):
+def test_matrix_exp_values_and_gradients(scale, shape, device):
     A = rand_array(shape, 1) * scale
     check_op(lambda a: labkit.linalg.matrix_exp(a), lambda a: torch.linalg.matrix_exp(a), [A],
-             rtol=1e-9 if scale < 10 else 1e-7, atol=1e-10)
+             rtol=1e-9 if scale < 10 else 1e-7, atol=1e-10, device=device)
 
 
 def test_matrix_exp_second_derivative_and_aliases():
@@ -41,10 +41,10 @@ def test_matrix_exp_float32_and_known_values():
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 5, 8, -1, -3])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3), (0, 2, 2)])
-def test_matrix_power(n, shape):
+def test_matrix_power(n, shape, device):
     A = rand_array(shape, 4) + 2 * np.eye(shape[-1])
     check_op(lambda a: labkit.linalg.matrix_power(a, n), lambda a: torch.linalg.matrix_power(a, n),
-             [A], rtol=1e-9, atol=1e-10)
+             [A], rtol=1e-9, atol=1e-10, device=device)
     check_op(lambda a: a.matrix_power(n), lambda a: a.matrix_power(n), [A], rtol=1e-9, atol=1e-10)
 
 

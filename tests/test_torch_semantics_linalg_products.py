@@ -24,10 +24,10 @@ def test_cross_and_vecdot(a_shape, b_shape):
 @pytest.mark.parametrize("shapes", [[(3, 4), (4, 5)], [(4,), (4, 5), (5, 2), (2,)],
                                     [(10, 2), (2, 8), (8, 3), (3, 1)], [(3,), (3,)],
                                     [(2, 0), (0, 3), (3, 4)]])
-def test_multi_dot(shapes):
+def test_multi_dot(shapes, device):
     arrays = [rand_array(s, i) for i, s in enumerate(shapes)]
     check_op(lambda *ts: labkit.linalg.multi_dot(list(ts)), lambda *ts: torch.linalg.multi_dot(list(ts)),
-             arrays, rtol=1e-10)
+             arrays, rtol=1e-10, device=device)
 
 
 @pytest.mark.parametrize("shape,N", [((3,), None), ((3,), 5), ((2, 4), 2), ((0,), 3)])
@@ -56,10 +56,11 @@ def test_tensorinv_tensorsolve_diagonal_matmul():
 
 @pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, float("inf"), float("-inf")])
 @pytest.mark.parametrize("keepdim", [False, True])
-def test_matrix_norms(ord, keepdim):
+def test_matrix_norms(ord, keepdim, device):
     A = rand_array((2, 3, 4), 13)
     check_op(lambda a: labkit.linalg.matrix_norm(a, ord, keepdim=keepdim),
-             lambda a: torch.linalg.matrix_norm(a, ord, keepdim=keepdim), [A], rtol=1e-9)
+             lambda a: torch.linalg.matrix_norm(a, ord, keepdim=keepdim), [A], rtol=1e-9,
+             device=device)
     check_op(lambda a: labkit.linalg.norm(a, ord, dim=(0, 2), keepdim=keepdim),
              lambda a: torch.linalg.norm(a, ord, dim=(0, 2), keepdim=keepdim), [A], rtol=1e-9)
 

@@ -22,9 +22,9 @@ def test_values_and_shapes(shape, mode):
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 3), (3, 5), (2, 4, 3)])
-def test_gradients_through_q_and_r(shape):
+def test_gradients_through_q_and_r(shape, device):
     check_op(lambda a: tuple(labkit.linalg.qr(a)), lambda a: tuple(torch.linalg.qr(a)),
-             [rand_array(shape, 2)], rtol=1e-7, atol=1e-9)
+             [rand_array(shape, 2)], rtol=1e-7, atol=1e-9, device=device)
 
 
 def test_gradient_complete_mode_wide_and_only_r():

@@ -41,12 +41,13 @@ def test_factors_and_shapes(shape, full):
 
 
 def _weights(lib, like, seed):
-    return lib.tensor(np.random.default_rng(seed).standard_normal(tuple(like.shape)))
+    return lib.tensor(np.random.default_rng(seed).standard_normal(tuple(like.shape)),
+                      device=like.device)
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3)])
 @pytest.mark.parametrize("full", [False, True])
-def test_gradients_of_sign_invariant_functions(shape, full):
+def test_gradients_of_sign_invariant_functions(shape, full, device):
     def f(lib, a):
         U, S, Vh = lib.linalg.svd(a, full_matrices=full)
         k = S.shape[-1]
@@ -55,13 +56,13 @@ def test_gradients_of_sign_invariant_functions(shape, full):
                 + (S * _weights(lib, S, 3)).sum() + ((U * Vh.mT[..., :U.shape[-2], :]).sum()
                                                     if shape[-1] == shape[-2] else 0))
     check_op(lambda a: f(labkit, a), lambda a: f(torch, a), [rand_array(shape, 4)], rtol=1e-7,
-             atol=1e-9)
+             atol=1e-9, device=device)
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (0, 2, 2)])
-def test_svdvals_and_its_second_derivative(shape):
+def test_svdvals_and_its_second_derivative(shape, device):
     check_op(lambda a: labkit.linalg.svdvals(a), lambda a: torch.linalg.svdvals(a),
-             [rand_array(shape, 5)], rtol=1e-8, atol=1e-10)
+             [rand_array(shape, 5)], rtol=1e-8, atol=1e-10, device=device)
 
     def hess(lib, a):
         (g,) = lib.autograd.grad((lib.linalg.svdvals(a) ** 3).sum(), a, create_graph=True)

@@ -22,7 +22,7 @@ def tri(shape, upper, seed):
 @pytest.mark.parametrize("unit", [False, True])
 @pytest.mark.parametrize("a_shape,b_shape", [((3, 3), (3, 2)), ((2, 3, 3), (3, 3)),
                                              ((3, 3), (4, 3, 3)), ((0, 2, 2), (0, 2, 2))])
-def test_solve_triangular(upper, left, unit, a_shape, b_shape):
+def test_solve_triangular(upper, left, unit, a_shape, b_shape, device):
     A = rand_array(a_shape, 1) + 3 * np.eye(a_shape[-1])     # the other triangle is ignored
     B = rand_array(b_shape, 2)
     if not left:                                             # X A = B: B is (..., k, n)
@@ -31,7 +31,7 @@ def test_solve_triangular(upper, left, unit, a_shape, b_shape):
                                                          unitriangular=unit),
              lambda a, b: torch.linalg.solve_triangular(a, b, upper=upper, left=left,
                                                         unitriangular=unit),
-             [A, B], rtol=1e-9, atol=1e-10)
+             [A, B], rtol=1e-9, atol=1e-10, device=device)
 
 
 def test_solve_triangular_second_derivative():
