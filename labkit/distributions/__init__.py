@@ -20,15 +20,21 @@ from .dirichlet import Dirichlet  # noqa: F401
 from .distribution import Distribution  # noqa: F401
 from .exp_family import ExponentialFamily  # noqa: F401
 from .exponential import Exponential  # noqa: F401
+from .fisher_snedecor import FisherSnedecor  # noqa: F401
 from .gamma import Gamma  # noqa: F401
 from .geometric import Geometric  # noqa: F401
+from .gumbel import Gumbel  # noqa: F401
 from .independent import Independent  # noqa: F401
+from .inverse_gamma import InverseGamma, LogisticNormal  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
+from .kumaraswamy import Kumaraswamy  # noqa: F401
 from .laplace import Laplace  # noqa: F401
 from .log_normal import HalfCauchy, HalfNormal, LogNormal  # noqa: F401
 from .mixture_same_family import MixtureSameFamily  # noqa: F401
+from .multinomial import Multinomial, NegativeBinomial  # noqa: F401
 from .multivariate_normal import MultivariateNormal  # noqa: F401
 from .normal import Normal  # noqa: F401
+from .pareto_weibull import Pareto, Weibull  # noqa: F401
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough  # noqa: F401
 from .poisson import Poisson  # noqa: F401
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical  # noqa: F401
