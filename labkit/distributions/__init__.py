@@ -15,6 +15,7 @@ from .binomial import Binomial  # noqa: F401
 from .categorical import Categorical  # noqa: F401
 from .cauchy import Cauchy  # noqa: F401
 from .chi2 import Chi2  # noqa: F401
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: F401
 from .constraint_registry import biject_to, transform_to  # noqa: F401
 from .dirichlet import Dirichlet  # noqa: F401
 from .distribution import Distribution  # noqa: F401
@@ -22,6 +23,7 @@ from .exp_family import ExponentialFamily  # noqa: F401
 from .exponential import Exponential  # noqa: F401
 from .fisher_snedecor import FisherSnedecor  # noqa: F401
 from .gamma import Gamma  # noqa: F401
+from .generalized_pareto import GeneralizedPareto  # noqa: F401
 from .geometric import Geometric  # noqa: F401
 from .gumbel import Gumbel  # noqa: F401
 from .independent import Independent  # noqa: F401
@@ -30,6 +32,7 @@ from .kl import kl_divergence, register_kl  # noqa: F401
 from .kumaraswamy import Kumaraswamy  # noqa: F401
 from .laplace import Laplace  # noqa: F401
 from .log_normal import HalfCauchy, HalfNormal, LogNormal  # noqa: F401
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: F401
 from .mixture_same_family import MixtureSameFamily  # noqa: F401
 from .multinomial import Multinomial, NegativeBinomial  # noqa: F401
 from .multivariate_normal import MultivariateNormal  # noqa: F401
