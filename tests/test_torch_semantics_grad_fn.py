@@ -159,3 +159,177 @@ def test_activation_float32_and_module():
     compare(lambda m, x: m.nn.SiLU()(x), [x], rtol=1e-5, atol=1e-6)
     compare(lambda m, x: m.nn.Hardswish()(x), [x], rtol=1e-5, atol=1e-6)
     compare(lambda m, x: m.nn.Mish()(x), [x], rtol=1e-5, atol=1e-6)
+
+
+# --- normalisation: NativeLayerNorm / NativeBatchNorm / NativeGroupNorm ----------------------
+def top(fn):
+    return None if fn is None else fn.name()
+
+
+def compare_top(f, spec, **kw):
+    """As compare, but only grad_fn's own name is compared: labkit lists no edge for an
+    absent optional tensor (torch: (None, 0)), see the report of this file's change."""
+    t, m = f(torch, *_inputs(torch, spec)), f(labkit, *_inputs(labkit, spec))
+    assert top(m.grad_fn) == top(t.grad_fn)
+    compare(f, spec, names=False, **kw)
+
+
+LN = lambda m, x, w, b, k: m.nn.functional.layer_norm(x, tuple(x.shape[x.ndim - k:]), w, b)  # noqa
+
+
+@pytest.mark.parametrize("shape,k", [((2, 3, 4), 1), ((2, 3, 4), 2), ((5,), 1), ((2, 1), 1),
+                                     ((1, 3), 1), ((3, 2), 2)])
+def test_layer_norm(shape, k):
+    p = shape[len(shape) - k:]
+    compare(LN, [r(*shape), r(*p, seed=3), r(*p, seed=4), k])
+    compare_top(lambda m, x, k: LN(m, x, None, None, k), [r(*shape), k])
+    compare_top(lambda m, x, w, k: LN(m, x, w, None, k), [r(*shape), r(*p, seed=3), k])
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_layer_norm_empty(shape):
+    compare_top(lambda m, x, w, b: m.nn.functional.layer_norm(x, shape[1:], w, b),
+                [r(*shape), r(*shape[1:], seed=3), r(*shape[1:], seed=4)], second=False)
+
+
+def test_layer_norm_module_float32():
+    x = r(4, 6).astype(np.float32)
+    compare(lambda m, x: _seeded(m, m.nn.LayerNorm, 6, dtype=m.float32)(x), [x], rtol=1e-5,
+            atol=1e-6)
+
+
+def _seeded(mod, cls, *args, dtype=None, **kw):
+    """A module whose parameters (float64 by default) are the same random values in labkit
+    and torch."""
+    layer = cls(*args, **kw).to(dtype or mod.float64)
+    for i, (_, p) in enumerate(sorted(layer.named_parameters())):
+        with mod.no_grad():
+            p.copy_(mod.tensor(r(*p.shape, seed=10 + i)))
+    return layer
+
+
+BN = lambda m, x, rm, rv, w, b, t: m.nn.functional.batch_norm(x, rm, rv, w, b, t)  # noqa
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (2, 3, 2, 2), (3, 1), (2, 1, 1, 1)])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm(shape, training):
+    c = shape[1]
+    stats = [("c", r(c, seed=5)), ("c", r(c, seed=6, low=0.5, high=2))]
+    compare(BN, [r(*shape)] + stats + [r(c, seed=3), r(c, seed=4), training])
+    compare_top(lambda m, x, t: m.nn.functional.batch_norm(x, None, None, training=t),
+                [r(*shape), True])
+    if not training:
+        compare_top(lambda m, x, rm, rv: m.nn.functional.batch_norm(x, rm, rv), [r(*shape)] + stats)
+
+
+def test_batch_norm_empty_batch_is_a_copy():
+    """torch: an empty input gives input.clone() (* weight[0] + bias[0]), stats unchanged."""
+    compare(BN, [r(0, 3), ("c", r(3, seed=5)), ("c", r(3, seed=6, high=2, low=0.5)),
+                 r(3, seed=3), r(3, seed=4), True])
+
+
+@pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (4, 3)), ("BatchNorm1d", (2, 3, 5)),
+                                       ("BatchNorm2d", (2, 3, 2, 2))])
+def test_batch_norm_module_running_stats(cls, shape):
+    """Train then eval: grad_fn, values, gradients and the running statistics as torch's."""
+    layers = {m: _seeded(m, getattr(m.nn, cls), 3) for m in (torch, labkit)}
+    for mode in ("train", "eval"):
+        compare(lambda m, x: getattr(layers[m], mode)()(x), [r(*shape)])
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            _close(getattr(layers[labkit], name), getattr(layers[torch], name), name)
+
+
+GN = lambda m, x, g, w, b: m.nn.functional.group_norm(x, g, w, b)  # noqa
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((2, 4), 4), ((3, 6, 2, 2), 3),
+                                          ((1, 4, 5), 1), ((2, 2, 1), 2)])
+def test_group_norm(shape, groups):
+    c = shape[1]
+    compare(GN, [r(*shape), groups, r(c, seed=3), r(c, seed=4)])
+    compare_top(lambda m, x, g: m.nn.functional.group_norm(x, g), [r(*shape), groups])
+
+
+def test_group_norm_empty_batch_and_module():
+    compare_top(lambda m, x: m.nn.functional.group_norm(x, 2), [r(0, 4)], second=False)
+    compare(lambda m, x: _seeded(m, m.nn.GroupNorm, 2, 4)(x), [r(3, 4, 5)])
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_instance_norm(affine):
+    spec = [r(2, 3, 4)] + ([r(3, seed=3), r(3, seed=4)] if affine else [None, None])
+    f = lambda m, x, w, b: m.nn.functional.instance_norm(x, weight=w, bias=b)  # noqa
+    (compare if affine else compare_top)(f, spec)
+
+
+def test_norm_mixed_dtype_is_torchs_error():
+    x = np.ones((2, 3), np.float32)
+    for m in (torch, labkit):
+        with pytest.raises(RuntimeError, match="mixed dtype"):
+            m.nn.functional.layer_norm(m.tensor(x), (3,), m.ones(3, dtype=m.float64))
+
+
+# --- the transforms and backends of the fused ops ------------------------------------------
+TRANSFORMED = {
+    "layer_norm": (lambda m, x, w, b: m.nn.functional.layer_norm(x, (4,), w, b), (4,)),
+    "group_norm": (lambda m, x, w, b: m.nn.functional.group_norm(x, 3, w, b), (3,)),
+    "batch_norm": (lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, True),
+                   (3,)),
+    "batch_norm_eval": (lambda m, x, w, b: m.nn.functional.batch_norm(
+        x, m.linspace(-1, 1, 3, dtype=m.float64), m.linspace(0.5, 2, 3, dtype=m.float64), w, b),
+        (3,)),
+    "celu": (lambda m, x, w, b: m.nn.functional.celu(x, 0.5) * w[0], (1,)),
+    "silu": (lambda m, x, w, b: m.nn.functional.silu(x) * w[0] + b[0], (1,)),
+    "hardswish": (lambda m, x, w, b: m.nn.functional.hardswish(x) * w[0], (1,)),
+    "glu": (lambda m, x, w, b: m.nn.functional.glu(x, 2) * w[0], (1,)),
+    "mish": (lambda m, x, w, b: m.nn.functional.mish(x) + b[0], (1,)),
+}
+
+
+def _funcs(mod):
+    return mod.func if mod is labkit else torch.func
+
+
+@pytest.mark.parametrize("name", TRANSFORMED)
+def test_jvp_and_vmap_match_torch_func(name):
+    f, p = TRANSFORMED[name]
+    shape = (5, 3, 4)
+    args = [r(*shape), r(*p, seed=3), r(*p, seed=4)]
+    tans = [r(*shape, seed=7), r(*p, seed=8), r(*p, seed=9)]
+    out = {}
+    for m in (torch, labkit):
+        prim = tuple(m.tensor(a) for a in args)
+        tan = tuple(m.tensor(a) for a in tans)
+        fx = (lambda *a, m=m: f(m, *a))
+        _, jt = _funcs(m).jvp(fx, prim, tan)
+        vm = _funcs(m).vmap(fx, in_dims=(0, None, None))(m.stack([prim[0], prim[0] * 2]),
+                                                         *prim[1:])
+        vw = _funcs(m).vmap(fx, in_dims=(None, 0, 0))(prim[0], m.stack([prim[1], prim[1] + 1]),
+                                                     m.stack([prim[2], prim[2] - 1]))
+        out[m] = (jt, vm, vw)
+    for what, a, b in zip(("jvp", "vmap over x", "vmap over weight"), out[labkit], out[torch]):
+        _close(a, b, what)
+
+
+@pytest.mark.parametrize("make", ["LayerNorm", "BatchNorm1d", "SiLU", "Hardswish",
+                                  "Hardsigmoid", "Mish", "Hardshrink", "Softshrink", "GLU",
+                                  "CELU"])
+def test_onnx_export_matches(make, tmp_path):
+    onnx_ = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    layer = {"LayerNorm": lambda: labkit.nn.LayerNorm(6), "BatchNorm1d":
+             lambda: labkit.nn.BatchNorm1d(6)}.get(make, lambda: getattr(labkit.nn, make)())()
+    model = labkit.nn.Sequential(labkit.nn.Linear(6, 6), layer)
+    if make == "BatchNorm1d":
+        model(labkit.randn(8, 6))
+        model.eval()
+    x = labkit.tensor(r(5, 6).astype(np.float32) * 3)
+    path = tmp_path / "m.onnx"
+    labkit.onnx.export(model, x, path, input_names=["x"])
+    onnx_.checker.check_model(onnx_.load(str(path)), full_check=True)
+    (got,) = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x.numpy()})
+    with labkit.no_grad():
+        want = model(x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

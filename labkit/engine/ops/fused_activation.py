@@ -18,20 +18,19 @@ def _sigmoid_array(xp, d):
     return xp.where(d >= 0, 1 / (1 + e), e / (1 + e))
 
 
-class _Elementwise(Function):
-    """The shared rules of a one-tensor elementwise op with constant parameters: its tangent
-    is one reverse step (the Jacobian is diagonal) and a batch broadcasts through it."""
-
-    @classmethod
-    def jvp(cls, args, tangents, out):
-        return None if tangents[0] is None else rules.diagonal(cls, args, tangents[0])
-
-    vmap = classmethod(rules.elementwise)
+def _diagonal_jvp(cls, args, tangents, out):
+    """The tangent of a one-tensor elementwise op: one reverse step (a diagonal Jacobian)."""
+    return None if tangents[0] is None else rules.diagonal(cls, args, tangents[0])
 
 
-class Silu(_Elementwise):
+DIAGONAL_JVP = classmethod(_diagonal_jvp)          # the rules of a one-tensor elementwise op
+ELEMENTWISE_VMAP = classmethod(rules.elementwise)  # (the op table reads them per class)
+
+
+class Silu(Function):
     """x * sigmoid(x); derivative s (1 + x (1 - s))."""
     node_name = "SiluBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x):
@@ -63,9 +62,10 @@ class Silu(_Elementwise):
         w.emit("Mul", [x, out[0] + "_s"], out)
 
 
-class Mish(_Elementwise):
+class Mish(Function):
     """x * tanh(softplus(x)); derivative tanh(sp) + x sigmoid(x) (1 - tanh(sp)^2)."""
     node_name = "MishBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x):
@@ -85,12 +85,16 @@ class Mish(_Elementwise):
 
     @staticmethod
     def onnx(w, node, out):
-        w.emit("Mish", [w.name(node.args[0])], out)
+        sp, t = out[0] + "_sp", out[0] + "_t"     # Mish is an operator from opset 18 on
+        w.emit("Softplus", [w.name(node.args[0])], [sp])
+        w.emit("Tanh", [sp], [t])
+        w.emit("Mul", [w.name(node.args[0]), t], out)
 
 
-class Hardsigmoid(_Elementwise):
+class Hardsigmoid(Function):
     """relu6(x + 3) / 6; slope 1/6 strictly inside (-3, 3)."""
     node_name = "HardsigmoidBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x):
@@ -110,10 +114,11 @@ class Hardsigmoid(_Elementwise):
         w.emit("HardSigmoid", [w.name(node.args[0])], out, alpha=1 / 6, beta=0.5)
 
 
-class Hardswish(_Elementwise):
+class Hardswish(Function):
     """x * relu6(x + 3) / 6; slope 0 up to -3, x/3 + 1/2 strictly inside (-3, 3), 1 from 3
     on (torch 2.13's choice at the kinks)."""
     node_name = "HardswishBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x):
@@ -135,9 +140,10 @@ class Hardswish(_Elementwise):
         w.emit("Mul", [x, out[0] + "_h"], out)
 
 
-class Hardshrink(_Elementwise):
+class Hardshrink(Function):
     """x where |x| > lambd, else 0; no gradient on [-lambd, lambd]."""
     node_name = "HardshrinkBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x, lambd):
@@ -158,9 +164,10 @@ class Hardshrink(_Elementwise):
         w.emit("Shrink", [w.name(node.args[0])], out, lambd=float(node.args[1]), bias=0.0)
 
 
-class Softshrink(_Elementwise):
+class Softshrink(Function):
     """x - lambd above lambd, x + lambd below -lambd, 0 between (no gradient there)."""
     node_name = "SoftshrinkBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x, lambd):
@@ -183,9 +190,10 @@ class Softshrink(_Elementwise):
         w.emit("Shrink", [w.name(node.args[0])], out, lambd=lam, bias=lam)
 
 
-class Threshold(_Elementwise):
+class Threshold(Function):
     """x where x > threshold, else value; no gradient where x <= threshold."""
     node_name = "ThresholdBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x, threshold, value):

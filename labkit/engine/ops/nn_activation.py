@@ -9,7 +9,8 @@ from ..function import Function
 from .common import float_data
 from .select import where
 from .softmax import softmax
-from .fused_activation import Glu, Hardsigmoid, Hardswish, Mish, Silu
+from .fused_activation import (DIAGONAL_JVP, ELEMENTWISE_VMAP, Glu, Hardsigmoid,
+                               Hardswish, Mish, Silu)
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -57,6 +58,7 @@ class Elu(Function):
     """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1): elu, selu and
     celu are this with different constants."""
     node_name = "EluBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x, alpha, scale, input_scale):
@@ -73,6 +75,15 @@ class Elu(Function):
         alpha, scale, input_scale = ctx.constants
         slope = (x.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)
         return where(x > 0, grad * scale, grad * slope), None, None, None
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, alpha, scale, input_scale = node.args
+        if input_scale != 1:                          # celu
+            return w.emit("Celu", [w.name(x)], out, alpha=float(alpha))
+        if scale == 1:
+            return w.emit("Elu", [w.name(x)], out, alpha=float(alpha))
+        w.emit("Selu", [w.name(x)], out, alpha=float(alpha), gamma=float(scale))
 
 
 class Celu(Elu):
