@@ -43,6 +43,8 @@ def _tensor(mod, a, rg, device):
 
 
 def _np(t):
+    if isinstance(t, torch.Tensor):
+        return t.detach().numpy(force=True)      # force: torch's ZeroTensor gradients too
     return np.asarray(t.detach().cpu().numpy()) if hasattr(t, "detach") else np.asarray(t)
 
 
@@ -333,3 +335,83 @@ def test_onnx_export_matches(make, tmp_path):
     with labkit.no_grad():
         want = model(x).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# --- losses: BinaryCrossEntropy(WithLogits), SmoothL1Loss, HuberLoss ----------------------
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(3, 4), (1,), (), (0, 2)])
+def test_binary_cross_entropy(reduction, shape):
+    f = lambda m, x, t, w: m.nn.functional.binary_cross_entropy(x, t, w, reduction=reduction)  # noqa
+    second = bool(np.prod(shape, dtype=int))
+    compare(f, [prob(*shape), prob(*shape, seed=5), None], second=second)
+    compare(f, [prob(*shape), ("c", prob(*shape, seed=5)), ("c", prob(*shape, seed=6))],
+            second=second)
+    if len(shape) == 2:              # a weight broadcast to the input, a target with a grad
+        compare(f, [prob(*shape), prob(*shape, seed=5), ("c", prob(shape[1], seed=6))])
+
+
+def test_binary_cross_entropy_at_0_and_1():
+    """torch clamps each log at -100 and the gradient's denominator at 1e-12."""
+    x = np.array([0.0, 1.0, 0.0, 1.0, 0.5])
+    t = np.array([0.0, 1.0, 1.0, 0.0, 0.3])
+    compare(lambda m, x, t: m.nn.functional.binary_cross_entropy(x, t, reduction="none"),
+            [x, ("c", t)], second=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("shape", [(3, 4), (1,), (), (0, 4)])
+def test_binary_cross_entropy_with_logits(reduction, shape):
+    def f(m, x, t, w, pw):
+        return m.nn.functional.binary_cross_entropy_with_logits(x, t, w, reduction=reduction,
+                                                                pos_weight=pw)
+    c = shape[-1:] if shape else ()
+    compare(f, [r(*shape, low=-5, high=5), prob(*shape), None, None])
+    compare(f, [r(*shape, low=-5, high=5), prob(*shape), ("c", prob(*shape, seed=6)),
+                ("c", 3 * prob(*c, seed=7))])
+    compare(f, [r(*shape, low=-5, high=5), ("c", prob(*shape)), None, ("c", 3 * prob(*c))])
+
+
+def test_bce_weights_are_constants_as_in_torch():
+    for m in (torch, labkit):
+        x, t = m.full((3,), 0.5, requires_grad=True), m.ones(3)
+        w = m.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            m.nn.functional.binary_cross_entropy(x, t, weight=w)
+        with pytest.raises(RuntimeError, match="not differentiable with respect to argument"):
+            m.nn.functional.binary_cross_entropy_with_logits(x, t, pos_weight=w)
+
+
+def test_bce_modules():
+    x, t = r(4, 3), prob(4, 3)
+    w = prob(3, seed=9)
+    compare(lambda m, x, t: m.nn.BCEWithLogitsLoss(pos_weight=m.tensor(w))(x, t),
+            [x, ("c", t)])
+    compare(lambda m, x, t: m.nn.BCELoss(weight=m.tensor(w))(m.sigmoid(x), t), [x, ("c", t)],
+            names=False)
+
+
+@pytest.mark.parametrize("name,param", [("smooth_l1_loss", "beta"), ("huber_loss", "delta")])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("value", [1.0, 0.3, 2.5])
+@pytest.mark.parametrize("shape", [(3, 4), (1,), (), (0,)])
+def test_smooth_l1_and_huber(name, param, reduction, value, shape):
+    def f(m, x, t):
+        return getattr(m.nn.functional, name)(x, t, reduction=reduction, **{param: value})
+    compare(f, [r(*shape, low=-3, high=3), r(*shape, seed=5)])
+    compare(f, [r(*shape, low=-3, high=3), ("c", r(*shape, seed=5))])
+
+
+def test_smooth_l1_kinks_broadcast_and_beta_0():
+    x = np.array([-1.0, 1.0, 0.0, 0.5, -0.5, 2.0])
+    t = np.zeros(6)
+    for name, kw in (("smooth_l1_loss", {"beta": 1.0}), ("huber_loss", {"delta": 0.5})):
+        compare(lambda m, x, t: getattr(m.nn.functional, name)(x, t, reduction="none", **kw),
+                [x, ("c", t)])
+    compare(lambda m, x: m.nn.functional.smooth_l1_loss(x, x.detach() * 0, beta=0.0), [x])
+    with pytest.warns(UserWarning, match="target size"):
+        compare(lambda m, x, t: m.nn.functional.smooth_l1_loss(x, t), [r(3, 1), r(3, seed=4)])
+    compare(lambda m, x, t, w: m.nn.functional.huber_loss(x, t, weight=w),
+            [r(3, 2), r(3, 2, seed=4), ("c", prob(3, 2))])
