@@ -415,3 +415,70 @@ def test_smooth_l1_kinks_broadcast_and_beta_0():
         compare(lambda m, x, t: m.nn.functional.smooth_l1_loss(x, t), [r(3, 1), r(3, seed=4)])
     compare(lambda m, x, t, w: m.nn.functional.huber_loss(x, t, weight=w),
             [r(3, 2), r(3, 2, seed=4), ("c", prob(3, 2))])
+
+
+# --- xlogy, xlog1py, entr: torch's grad_fn and its gradients at the boundary ------------------
+EDGE_X = np.array([0.0, 0.0, 1.0, 2.0, 0.0, np.nan, 0.0, 0.5, 0.0, -1.5])
+EDGE_Y = np.array([2.0, 0.0, 0.0, 3.0, np.nan, 1.0, -1.0, -1.0, -2.0, 0.5])
+
+
+def _nan_close(a, b, what):
+    a, b = _np(a), _np(b)
+    assert a.shape == b.shape, what
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_gradients_at_zero_are_torchs(name):
+    """d/dx xlogy(x, y) is log(y) even at x = 0 (0 only where y <= 0 too); d/dy is x / y
+    (nan at 0 / 0); the same for xlog1py with log1p and y <= -1. Second derivatives too."""
+    fns = {m: (m.xlogy if name == "xlogy" else m.special.xlog1py) for m in (torch, labkit)}
+    res = {}
+    for m in (torch, labkit):
+        x, y = (m.tensor(a, requires_grad=True) for a in (EDGE_X, EDGE_Y))
+        z = fns[m](x, y)
+        u = m.tensor(np.linspace(0.5, 1.5, EDGE_X.size))
+        gx, gy = (m.autograd.grad(z, (x, y), u, create_graph=True))
+        second = [m.autograd.grad(g.sum(), (x, y), allow_unused=True) for g in (gx, gy)]
+        res[m] = [z, gx, gy] + [s if s is not None else m.zeros(EDGE_X.size) for pair in second
+                               for s in pair], chain(z.grad_fn)
+    assert res[labkit][1] == res[torch][1]
+    for i, (a, b) in enumerate(zip(res[labkit][0], res[torch][0])):
+        _nan_close(a, b, f"{name}: item {i}")
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_with_a_number(name):
+    fns = {m: (m.xlogy if name == "xlogy" else m.special.xlog1py) for m in (torch, labkit)}
+    compare(lambda m, y: fns[m](2.0, y), [r(4, low=0.1, high=3)])
+    compare(lambda m, x: fns[m](x, 3.0), [np.array([0.0, 1.0, -2.0, 0.5])])
+    compare(lambda m, x: fns[m](x, 0.0), [np.array([0.0, 1.0, -2.0, 0.5])], second=False)
+    compare(lambda m, x, y: fns[m](x, y), [r(3, 1), r(4, low=0.1, high=3)])   # broadcast
+    for m in (torch, labkit):                                                  # integers
+        assert str(fns[m](m.tensor([1, 2]), m.tensor([3, 4])).dtype).endswith("float32")
+
+
+def test_entr():
+    x = np.array([0.0, 1.0, -1.0, 0.5, np.inf, 2.0])
+    res = {}
+    for m in (torch, labkit):
+        t = m.tensor(x, requires_grad=True)
+        z = m.special.entr(t)
+        (g,) = m.autograd.grad(z.sum(), t, create_graph=True)
+        (gg,) = m.autograd.grad(g.sum(), t)
+        res[m] = (z, g, gg), chain(z.grad_fn)
+    assert res[labkit][1] == res[torch][1]
+    for a, b in zip(res[labkit][0], res[torch][0]):
+        _nan_close(a, b, "entr")
+    compare(lambda m, x: m.special.entr(x), [r(2, 3, low=0.1, high=3)])
+
+
+@pytest.mark.parametrize("reduction", ["batchmean", "sum", "mean", "none"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div(reduction, log_target):
+    t = np.log(prob(3, 4, seed=4)) if log_target else prob(3, 4, seed=4)
+    t[0, 0] = -np.inf if log_target else 0.0          # a zero probability: 0 log 0 = 0
+    f = lambda m, x, t: m.nn.functional.kl_div(x, t, reduction=reduction,  # noqa
+                                               log_target=log_target)
+    with np.errstate(invalid="ignore"):
+        compare(f, [np.log(prob(3, 4)), t])

@@ -10,7 +10,8 @@ from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy, constants
 from ..engine.ops.smooth_l1_loss import HuberLoss, SmoothL1Loss
 from ..engine.ops.loss_reduction import reduction_of
 from ..engine.ops.broadcast import broadcast_tensors
-from ..engine.ops.select import where
+from ..engine.creation import tensor
+from ..engine.ops.special_math import xlogy
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -86,10 +87,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        zero = target == 0          # torch's xlogy(target, target): 0 where target is 0, and
-        safe = where(zero, 1.0, target)   # nan where it is negative (no silent number)
-        loss = where(zero, 0.0, target * safe.log()) - target * input
-    if reduction == "batchmean":
-        return loss.sum() / (input.shape[0] if input.ndim else 1)
+        loss = xlogy(target, target) - target * input   # 0 log 0 = 0; nan below 0
+    if reduction == "batchmean":   # torch divides by the batch size as a tensor (DivBackward0)
+        return loss.sum() / tensor(input.shape[0] if input.ndim else 1, device=input.device)
     return _reduce(loss, reduction, "kl_div")
 
