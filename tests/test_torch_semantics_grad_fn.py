@@ -482,3 +482,87 @@ def test_kl_div(reduction, log_target):
                                                log_target=log_target)
     with np.errstate(invalid="ignore"):
         compare(f, [np.log(prob(3, 4)), t])
+
+
+# --- nll_loss and cross_entropy: NllLossBackward0 / NllLoss2DBackward0 after LogSoftmax -------
+def _targets(shape, classes, seed=0, ignore=None):
+    t = np.random.default_rng(seed).integers(0, classes, size=shape)
+    if ignore is not None and t.size:
+        t.flat[0] = ignore
+    return t
+
+
+LAYOUTS = [((4, 3), (4,)), ((3,), ()), ((2, 3, 4), (2, 4)), ((2, 3, 2, 2), (2, 2, 2)),
+           ((2, 3, 2, 1, 2), (2, 2, 1, 2)), ((1, 1), (1,)), ((0, 3), (0,))]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [None, 1])
+def test_nll_loss(layout, reduction, weighted, ignore):
+    shape, tshape = layout
+    c = shape[1] if len(shape) > 1 else shape[0]
+    w = ("c", prob(c, seed=3)) if weighted else None
+    kw = {} if ignore is None else {"ignore_index": ignore}
+    t = _targets(tshape, c, ignore=ignore)
+    f = lambda m, x, t, w: m.nn.functional.nll_loss(x, t, w, reduction=reduction, **kw)  # noqa
+    compare(f, [np.log(prob(*shape)), t, w])
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy(layout, reduction, weighted, smoothing):
+    """Class weights, label smoothing, ignore_index and scores per position end in
+    NllLoss(2D)Backward0 after LogSoftmaxBackward0, as torch; the plain (N, C) case is one
+    fused op (NllLossBackward0 at the top, not LogSoftmax below it: see the report)."""
+    shape, tshape = layout
+    c = shape[1] if len(shape) > 1 else shape[0]
+    w = ("c", prob(c, seed=3)) if weighted else None
+    plain = not weighted and not smoothing and len(shape) == 2
+    for ignore in (None, 2):
+        kw = {} if ignore is None else {"ignore_index": ignore}
+        t = _targets(tshape, c, ignore=ignore)
+        f = lambda m, x, t, w: m.nn.functional.cross_entropy(  # noqa
+            x, t, w, reduction=reduction, label_smoothing=smoothing, **kw)
+        if plain and not (t == ignore).any():
+            compare_top(f, [r(*shape), t, w])
+        else:
+            compare(f, [r(*shape), t, w], names=not smoothing, second=c > 0)
+            if smoothing:          # the names above torch's masked_fill (labkit: where)
+                tin, lin = _inputs(torch, [r(*shape), t, w]), _inputs(labkit, [r(*shape), t, w])
+                assert chain(f(labkit, *lin).grad_fn, 1) == chain(f(torch, *tin).grad_fn, 1)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("shape", [(4, 3), (3,), (2, 3, 2)])
+def test_cross_entropy_probabilities(reduction, weighted, smoothing, shape):
+    c = shape[1] if len(shape) > 1 else shape[0]
+    w = ("c", prob(c, seed=3)) if weighted else None
+    p = prob(*shape, seed=8)
+    p = p / p.sum(axis=1 if len(shape) > 1 else 0, keepdims=True)
+    f = lambda m, x, t, w: m.nn.functional.cross_entropy(  # noqa
+        x, t, w, reduction=reduction, label_smoothing=smoothing)
+    compare(f, [r(*shape), ("c", p), w], names=not smoothing)
+
+
+def test_nll_errors_as_torch():
+    x = np.log(prob(2, 3))
+    for m in (torch, labkit):
+        with pytest.raises(IndexError):
+            m.nn.functional.nll_loss(m.tensor(x), m.tensor([0, 3]))
+        with pytest.raises(RuntimeError, match="weight"):
+            m.nn.functional.nll_loss(m.tensor(x), m.tensor([0, 1]), m.ones(4, dtype=m.float64))
+
+
+@pytest.mark.parametrize("eps", [None, 1e-3])
+@pytest.mark.parametrize("shape,k", [((2, 3), 1), ((2, 3, 4), 2), ((1,), 1), ((0, 3), 1)])
+def test_rms_norm(eps, shape, k):
+    p = shape[len(shape) - k:]
+    f = lambda m, x, w: m.nn.functional.rms_norm(x, p, w, eps)  # noqa
+    compare(f, [r(*shape), r(*p, seed=3)])
+    compare(f, [r(*shape), None])
