@@ -566,3 +566,36 @@ def test_rms_norm(eps, shape, k):
     f = lambda m, x, w: m.nn.functional.rms_norm(x, p, w, eps)  # noqa
     compare(f, [r(*shape), r(*p, seed=3)])
     compare(f, [r(*shape), None])
+
+
+# --- basic indexing: one view op per item, as torch records it -----------------------------
+INDEXES = {
+    "[:, 0]": lambda x: x[:, 0], "[0]": lambda x: x[0], "[1:3]": lambda x: x[1:3],
+    "[..., None]": lambda x: x[..., None], "[None]": lambda x: x[None],
+    "[0, 1]": lambda x: x[0, 1], "[0, :, 1]": lambda x: x[0, :, 1],
+    "[1:3, 0]": lambda x: x[1:3, 0], "[:, None, 0]": lambda x: x[:, None, 0],
+    "[0, None]": lambda x: x[0, None], "[::2, 1]": lambda x: x[::2, 1],
+    "[1:3, :, 0:1]": lambda x: x[1:3, :, 0:1], "[..., 0]": lambda x: x[..., 0],
+    "[-1, ..., None, 1]": lambda x: x[-1, ..., None, 1], "[:]": lambda x: x[:],
+    "[0, 0, 0]": lambda x: x[0, 0, 0], "[None, 1:, None]": lambda x: x[None, 1:, None],
+}
+
+
+@pytest.mark.parametrize("name", INDEXES)
+def test_basic_index_graph(name):
+    compare(lambda m, x: INDEXES[name](x), [r(4, 3, 2)])
+
+
+@pytest.mark.parametrize("name", ["[0, 1]", "[:, None, 0]", "[1:3, 0]", "[0, None]"])
+def test_basic_index_views_write_through(name):
+    """The chain of views still writes through to the base, as torch's."""
+    res = {}
+    for m in (torch, labkit):
+        x = m.tensor(r(4, 3, 2), requires_grad=True)
+        y = x * 1
+        v = INDEXES[name](y)
+        v.mul_(3)
+        (g,) = m.autograd.grad((y * y).sum(), x)
+        res[m] = (y, g, v._version if hasattr(v, "_version") else 0)
+    _close(res[labkit][0], res[torch][0], "base after the write")
+    _close(res[labkit][1], res[torch][1], "gradient")
