@@ -304,7 +304,18 @@ def copy_(x, src):
     if src.device is not x.device:
         src = src.to(x.device)
     check_overlap("copy_", x._data, src._data)
+    _check_broadcasts_to("copy_", src, x)
     return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
+
+
+def _check_broadcasts_to(name, src, x):
+    """torch's rule for writing src into x: src broadcasts to x's shape *without* growing it
+    (numpy also drops src's leading 1s: copying a [1] into a [] tensor)."""
+    s, d = tuple(src.shape), tuple(x.shape)
+    if len(s) > len(d) or any(a not in (1, b) for a, b in zip(s[::-1], d[::-1])):
+        raise RuntimeError(f"{name}: output with shape {list(d)} doesn't match the broadcast "
+                           f"shape {list(s)}: the source must broadcast to the destination's "
+                           "shape (reshape or index the source first).")
 
 
 @tensor_method("clamp_", "clip_")
@@ -334,6 +345,7 @@ def leaky_relu_(x, negative_slope=0.01):
 
 @tensor_method("neg_")
 def neg_(x):
+    arithmetic._check_bool("neg_", x)
     return inplace(x, "neg_", lambda d: x.device.xp.negative(d, out=d), arithmetic.Neg)
 
 

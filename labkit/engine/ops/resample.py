@@ -64,6 +64,23 @@ class Interpolate(Separable):
 class Pad(Separable):
     node_name = "PadBackward0"
 
+    @staticmethod
+    def forward(ctx, x, mats):
+        """Padding only moves values (a matrix row holds one 1, or none): taken by index, not
+        multiplied, so an inf or nan stays where it is (inf * 0 would spread nan, as torch
+        does not)."""
+        xp, d = x.device.xp, x._data
+        for axis, m in enumerate(mats, d.ndim - len(mats)):
+            if m is not None:
+                inside = (m.max(1) > 0) if m.shape[1] else np.zeros(m.shape[0], bool)
+                d = xp.take(d, xp.asarray(m.argmax(1) if m.shape[1] else inside.astype(int)),
+                            axis=axis) if m.shape[1] else xp.zeros(
+                    d.shape[:axis] + (m.shape[0],) + d.shape[axis + 1:], d.dtype)
+                shape = (-1,) + (1,) * (d.ndim - axis - 1)
+                d = xp.where(xp.asarray(inside).reshape(shape), d, xp.zeros((), d.dtype))
+        ctx.mats = mats
+        return xp.ascontiguousarray(d)
+
 
 # --- the matrices, one trailing dim at a time ---------------------------------------------
 
