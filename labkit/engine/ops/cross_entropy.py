@@ -186,13 +186,14 @@ def _general(input, target, weight, ignore_index, reduction, label_smoothing):
     loss = weighted_nll("cross_entropy", logp, target, weight, ignore_index, reduction)
     if not label_smoothing:
         return loss
-    valid = target != ignore_index
-    smooth = -(logp * weight if weight is not None else logp).sum(1) * valid
+    from .select import where
+    valid = target != ignore_index     # ignored rows: 0, no gradient (as nll_loss's)
+    smooth = where(valid, -(logp * weight if weight is not None else logp).sum(1), 0.0)
     if reduction == "mean":
-        from .select import where
         denom = (weight[where(valid, target, 0)] * valid).sum() if weight is not None \
             else valid.sum()
-        smooth = smooth.sum() / denom
+        smooth = smooth.sum() / where(denom == 0, 1.0, denom) + \
+            where(denom == 0, float("nan"), 0.0)
     elif reduction == "sum":
         smooth = smooth.sum()
     return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[1])

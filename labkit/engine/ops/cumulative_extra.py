@@ -38,7 +38,12 @@ def cummin(input, dim):
 
 @tensor_method("logcumsumexp")
 def logcumsumexp(input, dim):
-    if input.dim() == 0:
+    from .scan import _one_dim
+    if input._data.dtype.kind in "biu":
+        raise NotImplementedError(f"logcumsumexp: not implemented for {input.dtype} (as in "
+                                  "torch); convert first: x.float().logcumsumexp(dim).")
+    dim = _one_dim(dim, input.dim(), "logcumsumexp")
+    if input.dim() == 0 or input.shape[dim] == 0:
         return input.clone()
     m = input.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.isinf(), 0.0)

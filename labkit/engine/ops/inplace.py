@@ -157,7 +157,8 @@ def check_overlap(name, dst, src, partial_only=True):
 
 
 def _check_writeable(name, x):
-    if not getattr(x._data.flags, "writeable", True):  # cupy arrays have no such flag
+    if x._data.size and not getattr(x._data.flags, "writeable", True):  # (cupy: no flag;
+        # an empty expanded view writes nothing: torch accepts it)
         raise RuntimeError(f"{name}: this tensor's memory is read-only (it is an expand()ed view "
                            "where several elements share one memory location). Call .clone() "
                            "first, then change the copy.")
@@ -165,8 +166,9 @@ def _check_writeable(name, x):
 
 def _checked(name, x, write):
     _check_writeable(name, x)
+    d = x._data if x._data.size else x.device.xp.empty(x._data.shape, x._data.dtype)
     try:
-        write(x._data)
+        write(d)      # (an empty target: a scratch array, so the shapes are still checked)
     except TypeError as e:
         if "cast" not in str(e):
             raise

@@ -175,9 +175,11 @@ def weighted_nll(name, logp, target, weight, ignore_index, reduction):
     safe = where(valid, target, 0)
     _check(name, logp, safe)
     w = weight[safe] * valid if weight is not None else valid.to(logp.dtype)
-    losses = -logp[arange(safe.shape[0], device=logp.device), safe] * w
+    # ignored rows are 0 and pass no gradient (even where logp is -inf), as torch's kernel
+    losses = where(valid, -logp[arange(safe.shape[0], device=logp.device), safe] * w, 0.0)
     if reduction == "none":
         return losses
     if reduction == "sum":
         return losses.sum()
-    return losses.sum() / w.sum()
+    total = w.sum()     # every row ignored: the mean is 0 / 0 = nan, its gradient 0 (as torch)
+    return losses.sum() / where(total == 0, 1.0, total) + where(total == 0, float("nan"), 0.0)
