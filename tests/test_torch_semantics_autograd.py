@@ -161,3 +161,30 @@ ERRORS_AND_EDGES = [
 @pytest.mark.parametrize("code", ERRORS_AND_EDGES)
 def test_errors_and_edge_cases_as_torch(code):
     check(code)
+
+
+@pytest.mark.parametrize("mode, pad", [("constant", (1, 2)), ("reflect", (2, 1)),
+                                       ("replicate", (1, 1)), ("circular", (1, 2))])
+def test_pad_gradient_goes_back_by_index(mode, pad):
+    """An inf in the upstream gradient at a padded position: torch's gradient is finite
+    elsewhere (a slice, summed where reflect/replicate copied); the transposed matrix product
+    spread nan to every element (seed 20: pad, var, float)."""
+    out = []
+    for L in (torch, labkit):
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.pad(x, pad, mode=mode)
+        up = L.tensor(np.linspace(-1.0, 2.0, y.numel()).reshape(tuple(y.shape)))
+        up[0, 0] = inf
+        (g,) = L.autograd.grad(y, [x], up)
+        out.append((y.detach().numpy(), g.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0])
+    np.testing.assert_allclose(out[1][1], out[0][1], equal_nan=True)
+
+
+@pytest.mark.parametrize("shape, groups", [((1, 1), 1), ((1, 2), 2), ((1, 1, 1), 1), ((2, 1), 1),
+                                           ((1, 1, 2), 1), ((0, 2, 3), 2)])
+def test_group_norm_needs_more_than_one_value_per_group(shape, groups):
+    """torch checks the batch like batch_norm: one value per group is a ValueError, labkit
+    returned zeros (seed 20: relu, group_norm)."""
+    check(f"x = L.linspace(-1, 1, {math.prod(shape)}, dtype=L.float64).reshape({shape})"
+          f".requires_grad_()\nout = L.nn.functional.group_norm(x, {groups})\nleaves = [x]")

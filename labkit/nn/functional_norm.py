@@ -5,6 +5,8 @@ Each is a composition of ops (mean, variance, a square root), so gradients of an
 free. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
 vector, where the plain formula x / |x| would give nan.
 """
+import math
+
 from ..engine.autocast import autocast_op
 from ..engine.function import Function
 from ..engine.ops.select import where
@@ -56,6 +58,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     n, c = input.shape[:2]
+    if n * c // num_groups * math.prod(input.shape[2:]) == 1:    # torch's _verify_batch_size
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {[n * c // num_groups, num_groups] + list(input.shape[2:])}")
     size = c // num_groups
     for s in input.shape[2:]:
         size *= s

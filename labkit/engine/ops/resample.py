@@ -78,8 +78,24 @@ class Pad(Separable):
                     d.shape[:axis] + (m.shape[0],) + d.shape[axis + 1:], d.dtype)
                 shape = (-1,) + (1,) * (d.ndim - axis - 1)
                 d = xp.where(xp.asarray(inside).reshape(shape), d, xp.zeros((), d.dtype))
-        ctx.mats = mats
+        ctx.mats, ctx.shape = mats, x._data.shape
         return xp.ascontiguousarray(d)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Each output element came from one input element, or none: the gradient goes back by
+        index, summed where the input was copied several times (reflect, replicate)."""
+        from ..creation import tensor, zeros
+        g = grad
+        for axis, m in enumerate(ctx.mats, grad.ndim - len(ctx.mats)):
+            if m is not None:
+                rows = np.nonzero(m.max(1) > 0)[0] if m.shape[1] else np.zeros(0, np.int64)
+                shape = list(g.shape)
+                shape[axis] = m.shape[1]
+                g = zeros(shape, dtype=g.dtype, device=g.device).index_add(
+                    axis, tensor(m.argmax(1)[rows] if len(rows) else rows, device=g.device),
+                    g.index_select(axis, tensor(rows, device=g.device)))
+        return g, None
 
 
 # --- the matrices, one trailing dim at a time ---------------------------------------------
