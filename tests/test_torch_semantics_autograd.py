@@ -182,9 +182,17 @@ def test_pad_gradient_goes_back_by_index(mode, pad):
 
 
 @pytest.mark.parametrize("shape, groups", [((1, 1), 1), ((1, 2), 2), ((1, 1, 1), 1), ((2, 1), 1),
-                                           ((1, 1, 2), 1), ((0, 2, 3), 2)])
+                                           ((3, 1), 2), ((1, 1, 2), 1), ((0, 2, 3), 2)])
 def test_group_norm_needs_more_than_one_value_per_group(shape, groups):
     """torch checks the batch like batch_norm: one value per group is a ValueError, labkit
     returned zeros (seed 20: relu, group_norm)."""
     check(f"x = L.linspace(-1, 1, {math.prod(shape)}, dtype=L.float64).reshape({shape})"
           f".requires_grad_()\nout = L.nn.functional.group_norm(x, {groups})\nleaves = [x]")
+
+
+@pytest.mark.parametrize("fn", ["elu", "celu", "selu"])
+def test_elu_family_second_derivative_is_zero_at_zero(fn):
+    """elu(x)'s slope alpha * exp(min(x, 0)) went through clamp, whose gradient passes at the
+    boundary: the second derivative at x = 0 was alpha * grad, torch's 0 (seed 31)."""
+    same_derivatives([1.0, -1.0, 0.0, 2.0, 0.0],
+                     lambda L, x: getattr(L.nn.functional, fn)(x), create_graph=True)

@@ -53,14 +53,16 @@ def _per_channel(p, ndim):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each example's channels in num_groups groups (over the group's channels and
     all spatial positions), then scale and shift per channel. Independent of the batch size."""
+    if input.ndim >= 2:       # torch's _verify_batch_size: one value per group is an error
+        size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
     n, c = input.shape[:2]
-    if n * c // num_groups * math.prod(input.shape[2:]) == 1:    # torch's _verify_batch_size
-        raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                         f"size {[n * c // num_groups, num_groups] + list(input.shape[2:])}")
     size = c // num_groups
     for s in input.shape[2:]:
         size *= s
