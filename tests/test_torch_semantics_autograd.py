@@ -196,3 +196,20 @@ def test_elu_family_second_derivative_is_zero_at_zero(fn):
     boundary: the second derivative at x = 0 was alpha * grad, torch's 0 (seed 31)."""
     same_derivatives([1.0, -1.0, 0.0, 2.0, 0.0],
                      lambda L, x: getattr(L.nn.functional, fn)(x), create_graph=True)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.5, -1.0, 3.0])
+@pytest.mark.parametrize("arr", [[0.0, 1.0, -2.0], [0.0, 0.0, 3.0], [1.0, 2.0, -0.5]])
+def test_p_norm_gradient_is_zero_at_a_zero_element(p, arr):
+    """x.norm(1.5) with a zero in x: torch's gradient there is 0 (sgn(x) |x|^(p-1)); labkit's
+    x * |x|^(p-2) was 0 * inf = nan (found probing the fuzzer's special values)."""
+    same_derivatives(arr, lambda L, x: x.norm(p), create_graph=True)
+    same_derivatives(arr, lambda L, x: L.linalg.vector_norm(x, p))
+
+
+@pytest.mark.parametrize("shape, pad", [((0,), (-1, 1)), ((2,), (-3, 1)), ((2,), (-2, 1)),
+                                        ((2, 0), (1, -1)), ((1, 2), (-1, -1))])
+def test_negative_padding_cannot_crop_more_than_the_dim(shape, pad):
+    """F.pad(x of size 0, (-1, 1)): torch crops first and refuses (narrow: negative length);
+    labkit returned an empty tensor (seed 30: take, div, pad)."""
+    check(f"out = L.nn.functional.pad(L.ones({shape}), {pad})")

@@ -388,6 +388,9 @@ def pad(input, pad, mode="constant", value=None):
                                f"dim's size {n}.")
         if mode == "replicate" and n == 0 and (left or right):
             raise RuntimeError("pad: replicate padding needs a non-empty dim to copy from.")
+        if mode == "constant" and n + min(left, 0) + min(right, 0) < 0:   # torch crops first
+            raise RuntimeError(f"narrow(): length must be non-negative: the negative padding "
+                               f"({left}, {right}) crops more than the dim's size {n}.")
         if n + left + right < 0:
             raise RuntimeError(f"The input size {n}, plus negative padding {left} and {right} "
                                "resulted in a negative output size, which is invalid. Check "
