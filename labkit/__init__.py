@@ -52,7 +52,7 @@ from .engine.ops.products import addmm, baddbmm, bmm, dot, outer  # noqa: F401
 from .engine.ops.sampling import bernoulli, multinomial, normal  # noqa: F401
 from .engine.generator import default_generator, get_rng_state, set_rng_state  # noqa: F401
 from .engine.ops.scan import cumprod, cumsum, prod  # noqa: F401
-from .engine.ops.sort import argsort, sort, topk  # noqa: F401
+from .engine.ops.sort import argsort, msort, sort, topk  # noqa: F401
 from .engine.ops.tri import tril, triu  # noqa: F401
 from .engine.defaults import (get_default_device, get_default_dtype,  # noqa: F401
                               set_default_device, set_default_dtype)

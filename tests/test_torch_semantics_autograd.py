@@ -213,3 +213,22 @@ def test_negative_padding_cannot_crop_more_than_the_dim(shape, pad):
     """F.pad(x of size 0, (-1, 1)): torch crops first and refuses (narrow: negative length);
     labkit returned an empty tensor (seed 30: take, div, pad)."""
     check(f"out = L.nn.functional.pad(L.ones({shape}), {pad})")
+
+
+@pytest.mark.parametrize("code", [
+    "out = L.tensor(2.0).prod(1)",                   # was accepted (the 0-d fast path)
+    "x = L.tensor(2.0, requires_grad=True); out = x.prod(-1, keepdim=True); leaves = [x]",
+    "out = L.tensor(2.0).amax([0, -1])",             # dim 0 named twice on a 0-d tensor
+    "out = L.tensor(2.0).sum((0, -1))",
+    "out = L.tensor(2.0).logsumexp((0, -1))",
+    "out = L.tensor(2.0).cummin(1)",                 # cummax/cummin checked no dim on 0-d
+    "out = L.tensor(2.0).cummax(-2)",
+    "x = L.tensor([[1.0, 0.0, 3.0], [2.0, 2.0, 0.0]], requires_grad=True); out = x.msort(); "
+    "leaves = [x]",
+    "out = L.msort(L.tensor([[1, 0, 3], [2, 2, 0]], dtype=L.int8))",
+    "out = L.zeros(0, 3).msort()",
+])
+def test_reduction_dims_on_0d_tensors_and_msort(code):
+    """A sweep of every reduction over every dtype, size-0 and 0-d inputs (values, dtypes): these
+    were the differences left (torch refuses, or labkit lacked msort)."""
+    check(code)

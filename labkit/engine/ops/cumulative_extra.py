@@ -9,8 +9,10 @@ CummaxResult, CumminResult = _rt.cummax, _rt.cummin
 
 
 def _running(input, dim, ufunc_name):
+    from .scan import _one_dim
     xp = input.device.xp
     d = input._data
+    dim = _one_dim(dim, d.ndim, "cummax" if ufunc_name == "maximum" else "cummin")
     if d.ndim == 0:
         return input.clone(), Tensor._make(xp.zeros((), xp.int64), input.device)
     dim %= d.ndim

@@ -173,4 +173,5 @@ def prod(input, dim=None, keepdim=False, dtype=None):
     if not isinstance(dim, int):
         raise TypeError(f"prod: dim must be a single int, got {dim!r} (torch.prod reduces one "
                         "dim at a time).")
-    return Prod.apply(input, _dims(dim, nd)[0] if nd else None, keepdim)
+    dims = _dims(dim, nd)            # () for a 0-d input: the whole (one element)
+    return Prod.apply(input, dims[0] if dims else None, keepdim)
