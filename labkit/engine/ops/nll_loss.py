@@ -82,7 +82,10 @@ class NllLoss(Function):
         where, valid = _picks(xp, logp, target, ignore_index)
         w = (weight._data[where[1] if d.ndim > 1 else where[0]] * valid).astype(d.dtype) \
             if weight is not None else valid.astype(d.dtype)
-        losses = -d[where] * w
+        picked = d[where]
+        if picked.size and not valid.all():   # an ignored row counts 0, even where it is -inf
+            picked = xp.where(valid, picked, 0)
+        losses = -picked * w
         ctx.where, ctx.shape = where, d.shape
         ctx.save_for_backward(target)     # backward reads target's values: version-checked
         if weight is None and safe_is(where, target):   # one factor for all: vmap batches it
