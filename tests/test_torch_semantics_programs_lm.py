@@ -1,0 +1,204 @@
+"""What language-model notebooks and textbook programs (tests/compat/programs/lm_*.py) met on
+labkit: softmax / log_softmax with dtype=, the attention-kernel switches (sdpa_kernel,
+SDPBackend, torch.backends.cuda's sdp flags), `with torch.device(...)`, load_state_dict(assign=
+True) and Module.compile. Each compares with torch."""
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pytest
+
+import labkit
+
+torch = pytest.importorskip("torch")
+
+DTYPES = [("float64", "float32"), ("float32", "float64"), ("int64", "float32"),
+          ("bfloat16", "float32"), ("float16", "float32")]
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("src,dst", DTYPES, ids=lambda d: str(d))
+@pytest.mark.parametrize("shape,dim", [((3, 5), -1), ((2, 0, 4), 1), ((), 0), ((1, 4), 0)],
+                         ids=["2d", "size0", "0d", "size1"])
+def test_softmax_dtype_casts_first_like_torch(fn, src, dst, shape, dim):
+    data = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) % 7 - 3
+    t = torch.tensor(data).to(getattr(torch, src))
+    l = labkit.tensor(data).to(getattr(labkit, src))
+    calls = [(lambda lib, x: getattr(lib, fn)(x, dim, dtype=getattr(lib, dst))),
+             (lambda lib, x: getattr(lib.nn.functional, fn)(x, dim=dim, dtype=getattr(lib, dst))),
+             (lambda lib, x: getattr(x, fn)(dim, dtype=getattr(lib, dst))),
+             (lambda lib, x: getattr(lib, fn)(x, dim, getattr(lib, dst)))]   # torch.softmax's 3rd
+    for call in calls:
+        want, got = call(torch, t), call(labkit, l)
+        assert str(got.dtype).replace("labkit", "torch") == str(want.dtype)
+        np.testing.assert_allclose(got.detach().double().numpy(), want.detach().double().numpy(),
+                                   rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_dtype_gradient_flows_back_in_the_input_dtype(fn):
+    data = np.array([[0.5, -1.0, 2.0], [0.0, 3.0, -2.0]])
+    up = np.array([[0.3, -0.2, 1.0], [2.0, 0.1, -1.0]])
+    grads, names = [], []
+    for lib in (torch, labkit):
+        x = lib.tensor(data, dtype=lib.float32, requires_grad=True)
+        y = getattr(lib.nn.functional, fn)(x, dim=-1, dtype=lib.float64)
+        y.backward(lib.tensor(up, dtype=lib.float64))
+        grads.append(x.grad)
+        names.append((type(y.grad_fn).__name__.rstrip("_"),
+                      [type(n).__name__ for n, _ in y.grad_fn.next_functions]))
+    assert str(grads[1].dtype).endswith("float32") and str(grads[0].dtype).endswith("float32")
+    np.testing.assert_allclose(grads[1].numpy(), grads[0].numpy(), rtol=1e-6)
+    assert names[1][0].replace("Backward0", "") in names[0][0]
+    assert names[1][1] == names[0][1] == ["ToCopyBackward0"]
+
+
+def test_functional_softmax_third_positional_is_stacklevel_like_torch():
+    x = [1.0, 2.0, 3.0]
+    want = torch.nn.functional.softmax(torch.tensor(x), 0, 3)
+    got = labkit.nn.functional.softmax(labkit.tensor(x), 0, 3)
+    assert got.dtype == labkit.float32 and want.dtype == torch.float32
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_softmax_of_integers_without_dtype_still_fails_like_torch():
+    with pytest.raises(NotImplementedError):
+        torch.softmax(torch.tensor([1, 2]), 0)
+    with pytest.raises(NotImplementedError, match="softmax"):
+        labkit.softmax(labkit.tensor([1, 2]), 0)
+
+
+def test_sdpa_kernel_context_accepts_backends_and_rejects_others_like_torch():
+    from torch.nn.attention import SDPBackend as TB, sdpa_kernel as tk
+    from labkit.nn.attention import SDPBackend as LB, sdpa_kernel as lk
+    assert {n: int(v) for n, v in LB.__members__.items()} == \
+        {n: int(v) for n, v in TB.__members__.items()}
+    q = np.random.default_rng(0).standard_normal((2, 3, 5, 4))
+    outs = []
+    for lib, B, kern in ((torch, TB, tk), (labkit, LB, lk)):
+        x = lib.tensor(q, dtype=lib.float32)
+        with kern(B.MATH):
+            a = lib.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+        with kern([B.FLASH_ATTENTION, B.MATH], set_priority=True):
+            b = lib.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True)
+        outs.append((a.numpy(), b.numpy()))
+        with pytest.raises(AssertionError, match="SDPBackend"):
+            with kern("math"):
+                pass
+    np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("which", ["flash", "mem_efficient", "math", "cudnn"])
+def test_backends_cuda_sdp_flags_set_and_read_back_like_torch(which):
+    for lib in (torch, labkit):
+        cuda = lib.backends.cuda
+        enabled, enable = getattr(cuda, f"{which}_sdp_enabled"), getattr(cuda, f"enable_{which}_sdp")
+        before = enabled()
+        assert before is True
+        enable(False)
+        assert enabled() is False
+        enable(True)
+        assert enabled() is True
+
+
+def test_backends_cuda_sdp_kernel_warns_sets_and_restores_like_torch():
+    seen = []
+    for lib in (torch, labkit):
+        cuda = lib.backends.cuda
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+                inside = (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(),
+                          cuda.math_sdp_enabled())
+        seen.append((inside, cuda.flash_sdp_enabled(), [x.category for x in w]))
+    assert seen[1] == seen[0] == ((False, False, True), True, [FutureWarning])
+
+
+def test_device_as_context_manager_sets_the_default_device_like_torch():
+    for lib in (torch, labkit):
+        with lib.device("cpu") as d:
+            assert d == lib.device("cpu")
+            assert lib.get_default_device() == lib.device("cpu")
+            assert lib.nn.Linear(2, 3).weight.device == d
+            assert lib.zeros(1).device == d
+        with lib.device("cpu"), lib.device("cpu"):      # nested, then restored
+            pass
+        assert lib.get_default_device() == lib.device("cpu")
+
+
+def _load_twice(lib, assign):
+    lib.manual_seed(0)
+    src = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.BatchNorm1d(2))
+    sd = {k: v.clone() + 1 for k, v in src.state_dict().items()}
+    dst = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.BatchNorm1d(2))
+    dst[0].bias.requires_grad_(False)
+    old_weight = dst[0].weight
+    result = dst.load_state_dict(sd, assign=assign)
+    return dict(
+        keys=(list(result.missing_keys), list(result.unexpected_keys)),
+        same_object=[dst.state_dict(keep_vars=True)[k] is v for k, v in sd.items()],
+        shares_memory=[dst.state_dict()[k].data_ptr() == v.data_ptr() for k, v in sd.items()],
+        weight_replaced=dst[0].weight is not old_weight,
+        is_param=[type(p).__name__ for p in dst.parameters()],
+        requires_grad=[p.requires_grad for p in dst.parameters()],
+        values=[v.detach().numpy().tolist() for v in dst.state_dict().values()],
+        named=[n for n, _ in dst.named_parameters()] + [n for n, _ in dst.named_buffers()])
+
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_load_state_dict_assign_like_torch(assign):
+    assert _load_twice(labkit, assign) == _load_twice(torch, assign)
+
+
+def test_load_state_dict_assign_keeps_the_checks_like_torch():
+    for lib in (torch, labkit):
+        m = lib.nn.Linear(3, 2)
+        with pytest.raises(RuntimeError, match="size mismatch"):
+            m.load_state_dict({"weight": lib.zeros(3, 3), "bias": lib.zeros(2)}, assign=True)
+        with pytest.raises(RuntimeError, match="Missing key"):
+            m.load_state_dict({"weight": lib.zeros(2, 3)}, assign=True)
+        res = m.load_state_dict({"weight": lib.zeros(2, 3)}, strict=False, assign=True)
+        assert list(res.missing_keys) == ["bias"] and float(m.weight.detach().abs().sum()) == 0
+
+
+def test_load_state_dict_assign_of_a_parameter_keeps_it_like_torch():
+    for lib in (torch, labkit):
+        m = lib.nn.Linear(2, 2)
+        p = lib.nn.Parameter(lib.ones(2, 2), requires_grad=False)
+        m.load_state_dict({"weight": p, "bias": lib.zeros(2)}, assign=True)
+        assert m.weight is p and m.weight.requires_grad is True     # the model's flag wins
+
+
+def test_load_state_dict_assign_after_torch_load_round_trip():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.pth")
+        labkit.manual_seed(0)
+        m = labkit.nn.Linear(4, 3)
+        labkit.save(m.state_dict(), path)
+        sd = labkit.load(path, weights_only=True)
+        n = labkit.nn.Linear(4, 3)
+        n.load_state_dict(sd, assign=True)
+        assert n.weight.data_ptr() == sd["weight"].data_ptr()
+        x = labkit.ones(1, 4)
+        np.testing.assert_array_equal(n(x).detach().numpy(), m(x).detach().numpy())
+        n(x).sum().backward()
+        assert n.weight.grad.shape == (3, 4)
+
+
+def test_module_compile_is_in_place_and_returns_none_like_torch():
+    for lib in (torch, labkit):
+        lib.manual_seed(0)
+        m = lib.nn.Linear(3, 2)
+        x = lib.ones(4, 3)
+        before = m(x).detach().numpy()
+        assert m.compile() is None
+        assert type(m).__name__ == "Linear" and list(m.state_dict()) == ["weight", "bias"]
+        np.testing.assert_allclose(m(x).detach().numpy(), before, rtol=1e-6)
+
+
+def test_module_compile_rejects_an_unknown_mode_like_torch():
+    for lib in (torch, labkit):
+        with pytest.raises(RuntimeError, match="Unrecognized mode"):
+            lib.nn.Linear(2, 2).compile(mode="fastest")
