@@ -202,3 +202,35 @@ def test_module_compile_rejects_an_unknown_mode_like_torch():
     for lib in (torch, labkit):
         with pytest.raises(RuntimeError, match="Unrecognized mode"):
             lib.nn.Linear(2, 2).compile(mode="fastest")
+
+
+def test_random_sampler_with_a_huge_num_samples_draws_lazily_like_torch():
+    """minGPT's Trainer samples RandomSampler(ds, replacement=True, num_samples=int(1e10)):
+    torch draws 32 indices at a time; labkit drew all 1e10 up front (out of memory)."""
+    firsts = []
+    for lib in (torch, labkit):
+        lib.manual_seed(3407)
+        ds = lib.utils.data.TensorDataset(lib.arange(10))
+        sampler = lib.utils.data.RandomSampler(ds, replacement=True, num_samples=int(1e10))
+        loader = lib.utils.data.DataLoader(ds, sampler=sampler, batch_size=4)
+        it = iter(loader)
+        firsts.append(([next(it)[0].tolist() for _ in range(5)], len(sampler), len(loader),
+                       [i for i, _ in zip(iter(sampler), range(7))]))
+    assert firsts[1] == firsts[0]
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+@pytest.mark.parametrize("drop_last", [True, False])
+def test_random_sampler_batches_across_draw_chunks_like_torch(replacement, drop_last):
+    """An epoch longer than labkit's draw chunk (65536 indices): batches straddling two chunks
+    and the short last batch come out as torch's."""
+    got = []
+    for lib in (torch, labkit):
+        g = lib.Generator().manual_seed(5)
+        ds = lib.utils.data.TensorDataset(lib.arange(30000))
+        sampler = lib.utils.data.RandomSampler(ds, replacement=replacement, num_samples=70001,
+                                               generator=g)
+        batches = list(lib.utils.data.BatchSampler(sampler, 1000, drop_last=drop_last))
+        got.append((len(batches), batches[65], batches[-1][-3:], len(batches[-1]),
+                    sum(len(b) for b in batches)))
+    assert got[1] == got[0]
