@@ -234,3 +234,114 @@ def test_random_sampler_batches_across_draw_chunks_like_torch(replacement, drop_
         got.append((len(batches), batches[65], batches[-1][-3:], len(batches[-1]),
                     sum(len(b) for b in batches)))
     assert got[1] == got[0]
+
+
+def _twin_conv(lib, seed=0):
+    rng = np.random.default_rng(seed)
+    conv = lib.nn.Conv1d(3, 4, 2)
+    with lib.no_grad():
+        conv.weight.copy_(lib.tensor(rng.standard_normal((4, 3, 2)), dtype=lib.float32))
+        conv.bias.copy_(lib.tensor(rng.standard_normal(4), dtype=lib.float32))
+    return conv
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, None, -1])
+@pytest.mark.parametrize("style", ["hook", "parametrization"])
+def test_weight_norm_values_keys_and_gradients_like_torch(dim, style):
+    x = np.random.default_rng(1).standard_normal((2, 3, 5))
+    up = np.random.default_rng(2).standard_normal((2, 4, 4))
+    seen = []
+    for lib in (torch, labkit):
+        conv = _twin_conv(lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            if style == "hook":
+                conv = lib.nn.utils.weight_norm(conv, dim=dim)
+                g, v = conv.weight_g, conv.weight_v
+            else:
+                conv = lib.nn.utils.parametrizations.weight_norm(conv, dim=dim)
+                g = conv.parametrizations.weight.original0
+                v = conv.parametrizations.weight.original1
+        with lib.no_grad():
+            g.mul_(1.5)          # the weight follows g on the next forward
+        y = conv(lib.tensor(x, dtype=lib.float32))
+        y.backward(lib.tensor(up, dtype=lib.float32))
+        seen.append(dict(keys=list(conv.state_dict().keys()), cls=type(conv).__name__,
+                         g_shape=tuple(g.shape), y=y.detach().numpy(), g_grad=g.grad.numpy(),
+                         v_grad=v.grad.numpy(), w=conv.weight.detach().numpy()))
+    t, l = seen
+    assert (l["keys"], l["cls"], l["g_shape"]) == (t["keys"], t["cls"], t["g_shape"])
+    for k in ("y", "g_grad", "v_grad", "w"):
+        np.testing.assert_allclose(l[k], t[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+def test_weight_norm_hook_warns_removes_and_refuses_twice_like_torch():
+    for lib in (torch, labkit):
+        lin = lib.nn.Linear(3, 2)
+        with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
+            lib.nn.utils.weight_norm(lin)
+        with pytest.raises(RuntimeError, match="two weight_norm hooks"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                lib.nn.utils.weight_norm(lin)
+        w = lin.weight.detach().clone()
+        lib.nn.utils.remove_weight_norm(lin)
+        assert list(lin.state_dict()) == ["bias", "weight"]
+        assert isinstance(lin.weight, lib.nn.Parameter) and bool((lin.weight == w).all())
+        with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
+            lib.nn.utils.remove_weight_norm(lin)
+
+
+def _symmetric(lib):
+    class Symmetric(lib.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(-1, -2)
+    return Symmetric()
+
+
+def test_register_parametrization_repr_keys_and_removal_like_torch():
+    seen = []
+    for lib in (torch, labkit):
+        lib.manual_seed(0)
+        layer = lib.nn.Linear(3, 3)
+        P = lib.nn.utils.parametrize
+        P.register_parametrization(layer, "weight", _symmetric(lib))
+        rec = [repr(layer).replace("labkit", "torch"), list(layer.state_dict()),
+               P.is_parametrized(layer), P.is_parametrized(layer, "bias"),
+               P.type_before_parametrizations(layer).__name__,
+               bool((layer.weight == layer.weight.T).all()),
+               type(layer.weight.grad_fn).__name__ != "NoneType"]
+        with P.cached():
+            rec.append(layer.weight is layer.weight)
+        rec.append(layer.weight is layer.weight)
+        with pytest.raises(ValueError, match="does not have a parametrization on bias"):
+            P.remove_parametrizations(layer, "bias")
+        sym = layer.weight.detach().clone()
+        P.remove_parametrizations(layer, "weight")
+        rec += [type(layer).__name__, list(layer.state_dict()),
+                bool((layer.weight == sym).all()), isinstance(layer.weight, lib.nn.Parameter)]
+        seen.append(rec)
+    assert seen[1] == seen[0]
+
+
+def test_parametrization_checks_shape_changes_like_torch():
+    for lib in (torch, labkit):
+        class Flatten(lib.nn.Module):
+            def forward(self, X):
+                return X.reshape(-1)
+        with pytest.raises(ValueError, match="may not change the shape"):
+            lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "weight",
+                                                              Flatten())
+        with pytest.raises(ValueError, match="does not have a parameter"):
+            lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "nothing",
+                                                              Flatten())
+
+
+def test_module_list_repr_names_subclasses_and_adds_like_torch():
+    for lib in (torch, labkit):
+        class Blocks(lib.nn.ModuleList):
+            pass
+        a = Blocks([lib.nn.ReLU(), lib.nn.ReLU(), lib.nn.Tanh()])
+        both = lib.nn.ModuleList([lib.nn.ReLU()]) + a
+        assert repr(a) == "Blocks(\n  (0-1): 2 x ReLU()\n  (2): Tanh()\n)" and repr(Blocks()) == "Blocks()"
+        assert type(both) is lib.nn.ModuleList and len(both) == 4 and both[3] is a[2]
