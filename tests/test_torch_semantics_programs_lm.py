@@ -345,3 +345,19 @@ def test_module_list_repr_names_subclasses_and_adds_like_torch():
         both = lib.nn.ModuleList([lib.nn.ReLU()]) + a
         assert repr(a) == "Blocks(\n  (0-1): 2 x ReLU()\n  (2): Tanh()\n)" and repr(Blocks()) == "Blocks()"
         assert type(both) is lib.nn.ModuleList and len(both) == 4 and both[3] is a[2]
+
+
+def test_nn_buffer_registers_on_assignment_like_torch():
+    seen = []
+    for lib in (torch, labkit):
+        x = lib.ones(2, requires_grad=True)
+        b = lib.nn.Buffer(x, persistent=False)
+        m = lib.nn.Linear(2, 2)
+        m.mask = b
+        m.scale = lib.nn.Buffer(lib.zeros(1))
+        m.scale = lib.ones(3)                      # assigning a tensor to a buffer replaces it
+        seen.append((isinstance(b, lib.nn.Buffer), isinstance(lib.ones(1), lib.nn.Buffer),
+                     b.requires_grad, b.grad_fn is None, b.persistent,
+                     list(dict(m.named_buffers())), list(m.state_dict()),
+                     m.scale.tolist(), tuple(lib.nn.Buffer().shape), m.mask is b))
+    assert seen[1] == seen[0]

@@ -19,7 +19,7 @@ from .hooks import (RemovableHandle, register_module_backward_hook,  # noqa: F40
                     register_module_forward_hook, register_module_forward_pre_hook,
                     register_module_full_backward_hook,
                     register_module_full_backward_pre_hook)
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -254,6 +254,8 @@ class Module:
                 raise TypeError(f"cannot assign a {type(value).__name__} as child module "
                                 f"'{name}' of {type(self).__name__} (a Module or None expected).")
             modules[name] = None
+        elif isinstance(value, Buffer):
+            self.register_buffer(name, value, persistent=value.persistent)
         elif name in d.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign a {type(value).__name__} as buffer '{name}' "
