@@ -104,12 +104,13 @@ def _as(x, dtype, _stacklevel):
 @tensor_method("softmax")
 @autocast_op("softmax")
 def softmax(x, dim=None, _stacklevel=3, dtype=None):
-    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1."""
+    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1. dtype= converts x first (as
+    torch: a float16 input summed in float32)."""
     return Softmax.apply(_as(x, dtype, _stacklevel), _dim(x, dim, "softmax"))
 
 
 @tensor_method("log_softmax")
 @autocast_op("log_softmax")
 def log_softmax(x, dim=None, _stacklevel=3, dtype=None):
-    """log(softmax(x)) without overflow or log(0)."""
+    """log(softmax(x)) without overflow or log(0); dtype= converts x first."""
     return LogSoftmax.apply(_as(x, dtype, _stacklevel), _dim(x, dim, "log_softmax"))
