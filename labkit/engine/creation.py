@@ -6,7 +6,7 @@ from .defaults import defaults
 from .device import Device, cpu, to_device_array
 from .hooks import current_tracer
 from .memory import names_the_size
-from .promotion import fill_value
+from .promotion import PROMOTE, fill_value
 from .tensor import Tensor
 
 
@@ -67,6 +67,7 @@ def _from_data(data):
         return np.asarray(data), True
     if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
         return data.get(), True
+    typed = _typed_leaves(data) if isinstance(data, (list, tuple)) else None
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         data = [d.tolist() if isinstance(d, Tensor) else d for d in data]
     try:
@@ -78,7 +79,37 @@ def _from_data(data):
         raise TypeError(f"tensor(): could not make a numeric tensor from {type(data).__name__} "
                         f"data (numpy saw dtype {arr.dtype}). Use numbers, bools, or nested "
                         "lists of them with equal lengths.")
+    if typed is not None:
+        return arr.astype(typed), True
     return arr, False
+
+
+def _typed_leaves(data):
+    """The dtype torch infers for a nested list holding numpy scalars or tensors: each of those
+    keeps its dtype, a Python float counts as the default dtype, an int as int64, a bool as
+    bool, and all promote (torch.tensor([np.float64(.5), 1.0]) is float64; a list of
+    float64 arrays stays float64). None when the
+    list holds only Python numbers (then the usual defaults apply)."""
+    found, kinds, stack = False, set(), [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, (np.generic, np.ndarray)):
+            found = True
+            kinds.add(x.dtype)
+        elif isinstance(x, Tensor):
+            found = True
+            kinds.add(x._data.dtype)
+        else:
+            kinds.add(np.dtype(bool) if isinstance(x, bool) else np.dtype(np.int64)
+                      if isinstance(x, int) else np.dtype(defaults.float))
+    if not found:
+        return None
+    out = kinds.pop()
+    for k in kinds:
+        out = PROMOTE.get((out, k)) or np.promote_types(out, k)
+    return out
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):

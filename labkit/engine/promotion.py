@@ -116,6 +116,8 @@ def cast(x, np_dtype):
         return d if d.dtype == np_dtype else d.astype(np_dtype)
     if x is None:
         return None
+    if isinstance(x, np.generic):    # a numpy scalar counts as a Python number (as torch):
+        x = x.item()                 # left as np.float64, numpy would widen the result
     if np_dtype.kind in "iu" and not isinstance(x, (bool, np.bool_)):
         info = np.iinfo(np_dtype)
         if not info.min <= x <= info.max:
