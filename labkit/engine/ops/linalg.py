@@ -17,7 +17,7 @@ def _check(name, a, b):
     k_b = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
     if k_a != k_b:
         torch_words = ""      # torch's words for a matrix (or a folded batch) times a matrix
-        if a._data.ndim >= 2 == b._data.ndim:
+        if b._data.ndim == 2:
             torch_words = (f"mat1 and mat2 shapes cannot be multiplied ({prod(a.shape[:-1])}x"
                            f"{k_a} and {k_b}x{b._data.shape[-1]}); ")
         raise RuntimeError(
