@@ -1,7 +1,8 @@
 """What tutorial repositories (tests/compat/programs/repo_*.py: mrdbourke, yunjey, MorvanZhou,
 Atcold...) met on labkit, each compared with torch: numpy scalars in arithmetic, torch.tensor of
 lists holding numpy scalars, the *_like factories' `input=`, the shape errors students trigger
-on purpose (their words are torch's, so a search finds them), and the legacy resize_."""
+on purpose (shape and dtype: their words are torch's, so a search finds them), and the legacy
+resize_."""
 import numpy as np
 import pytest
 
@@ -112,6 +113,13 @@ SHAPE_ERRORS = {
     "dot 2-D": lambda lib: lib.rand(2, 2).dot(lib.rand(2, 2)),
     "dot 2-D and 1-D": lambda lib: lib.dot(lib.rand(2, 2), lib.rand(4)),
     "dot lengths": lambda lib: lib.rand(3).dot(lib.rand(4)),
+    "Linear on uint8": lambda lib: lib.nn.Linear(3, 2)(lib.ones(2, 3, dtype=lib.uint8)),
+    "Linear on uint8, wrong shape too": lambda lib: lib.nn.Linear(3, 2)(lib.ones(28, 28, dtype=lib.uint8)),
+    "Linear on float64": lambda lib: lib.nn.Linear(3, 2)(lib.ones(2, 3, dtype=lib.float64)),
+    "Linear on int64 batch": lambda lib: lib.nn.Linear(3, 2)(lib.ones(4, 2, 3, dtype=lib.long)),
+    "matmul float32 @ float64": lambda lib: lib.rand(2, 3) @ lib.rand(3, 2).double(),
+    "mm float32 @ uint8": lambda lib: lib.mm(lib.rand(2, 3), lib.ones(3, 2, dtype=lib.uint8)),
+    "batch float32 @ float64": lambda lib: lib.rand(2, 2, 3) @ lib.rand(3, 2).double(),
 }
 
 

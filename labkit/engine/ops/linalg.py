@@ -2,6 +2,7 @@
 from math import prod
 
 from ..autocast import autocast_op, state as autocast_state
+from ..dtype import scalar_type_name
 from ..function import Function, binary_op
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
@@ -27,8 +28,9 @@ def _check(name, a, b):
             f"{'first' if b._data.ndim == 1 else 'second-to-last'} dim of b. Check the weight's shape, "
             "or transpose one side (b.T).")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"{name}: expected both arguments to have the same dtype, got "
-                           f"{a.dtype} and {b.dtype}. Convert one, e.g. b.to(a.dtype).")
+        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
+                           f"{scalar_type_name(a, True)} != {scalar_type_name(b, True)} ("
+                           f"{a.dtype} and {b.dtype}). Convert one, e.g. b.to(a.dtype).")
 
 
 class MatMul(Function):

@@ -8,6 +8,7 @@ from math import prod
 import numpy as _np
 
 from ..autocast import autocast_op, state as autocast_state
+from ..dtype import scalar_type_name
 from ..function import Function, _call
 from ..tensor import Tensor
 from .table import Numpy
@@ -23,6 +24,11 @@ def _check(x, w, b):
 
 
 def _error(x, w, b):
+    if x.dtype != w.dtype:      # torch checks the dtypes first
+        return RuntimeError(
+            f"linear: mat1 and mat2 must have the same dtype, but got {scalar_type_name(x)} and "
+            f"{scalar_type_name(w)} (input {x.dtype}, weight {w.dtype}). Convert the input "
+            "(x.to(layer.weight.dtype), e.g. x.float()) or the model (model.double()).")
     if w.ndim != 2 or x.ndim == 0 or x.shape[-1] != w.shape[1]:
         words = "" if w.ndim != 2 or x.ndim == 0 else (   # torch's words: x folded to 2-D
             f" (torch: mat1 and mat2 shapes cannot be multiplied ({prod(x.shape[:-1])}x"
