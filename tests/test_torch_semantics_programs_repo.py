@@ -161,3 +161,22 @@ def test_resize_refuses_a_tensor_that_requires_grad():
     for lib in (labkit, torch):
         with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
             lib.ones(2, 3, requires_grad=True).resize_(3, 2)
+
+
+# --- clamp_ with tensor bounds (bentrevett's normalize_image) ------------------------------
+@pytest.mark.parametrize("bounds", ["0-d both", "min only", "broadcast rows/cols"])
+def test_clamp_in_place_with_tensor_bounds(bounds):
+    results = []
+    for lib in (labkit, torch):
+        lib.manual_seed(0)
+        x = lib.rand(2, 3)
+        lo, hi = {"0-d both": (lib.tensor(0.3), lib.tensor(0.6)),
+                  "min only": (lib.full((3,), 0.4), None),
+                  "broadcast rows/cols": (lib.zeros(3), lib.full((2, 1), 0.5))}[bounds]
+        a = lib.rand(2, 3, requires_grad=True)
+        b = a * 2
+        out = b.clamp_(min=lo, max=hi)
+        g = lib.arange(6.0).view(2, 3)
+        b.backward(g)
+        results.append((x.clamp_(min=lo, max=hi).tolist(), out is b, b.tolist(), a.grad.tolist()))
+    assert results[0] == results[1]
