@@ -120,6 +120,11 @@ SHAPE_ERRORS = {
     "matmul float32 @ float64": lambda lib: lib.rand(2, 3) @ lib.rand(3, 2).double(),
     "mm float32 @ uint8": lambda lib: lib.mm(lib.rand(2, 3), lib.ones(3, 2, dtype=lib.uint8)),
     "batch float32 @ float64": lambda lib: lib.rand(2, 2, 3) @ lib.rand(3, 2).double(),
+    "mean of int64": lambda lib: lib.tensor([1, 2]).mean(),
+    "mean of bool": lambda lib: lib.tensor([True, False]).mean(),
+    "mean of uint8 over a dim": lambda lib: lib.ones(2, 3, dtype=lib.uint8).mean(dim=0),
+    "var of int64": lambda lib: lib.tensor([1, 2]).var(),
+    "std of int32": lambda lib: lib.tensor([1, 2], dtype=lib.int32).std(),
 }
 
 
