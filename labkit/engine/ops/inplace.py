@@ -326,6 +326,8 @@ def clamp_(x, min=None, max=None):
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
         raise RuntimeError("clamp_: at least one of min or max must be given.")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # tensor bounds: clamp a copy
+        return x.copy_(x.clone().clamp(min, max))             # (the clone keeps x unsaved)
     # integer bounds are converted to x's dtype, as torch: one that does not fit raises, a
     # negative one wraps into an unsigned dtype (uint8.clamp_(-2, 2) clamps to [254, 2])
     lo, hi = number_bound(x._data.dtype, min), number_bound(x._data.dtype, max)
