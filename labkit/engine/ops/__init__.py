@@ -8,7 +8,7 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                products_extra, finite, linalg_solve, api_extras, special_math,
                cumulative_extra, detach, shape_inplace, deepcopy)
 from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
-from . import construct, covariance, gamma, split_extra  # noqa: F401,E402
-from . import matrix_exp, share, storage  # noqa: F401,E402  (matrix_exp, share_memory_, storage)
+from . import construct, covariance, gamma, split_extra, resize  # noqa: F401,E402
+from . import share, storage  # noqa: F401,E402  (share_memory_, storage, untyped_storage)
 from .keywords import install_methods as _install_methods
 _install_methods()

@@ -1,24 +1,12 @@
-"""Ready-made parametrizations (torch.nn.utils.parametrizations): weight_norm and spectral_norm
+"""torch.nn.utils.parametrizations: ready-made parametrizations (weight_norm, spectral_norm),
 registered with register_parametrization, so the constrained weight is recomputed from its
-originals at every access (parametrizations.weight.original0/original1, or .original)."""
+originals at every access."""
 from ...engine.grad_mode import no_grad
 from ...engine.tensor import Tensor
 from .. import functional as F
 from ..module import Module
 from . import parametrize
-
-
-def _norm_except_dim(v, pow, dim):
-    """The p-norm of v over every dim but `dim` (kept, size 1 elsewhere); dim=-1: over all."""
-    if dim == -1:
-        return v.norm(pow)
-    others = [d for d in range(v.ndim) if d != dim]
-    return v.norm(pow, dim=others, keepdim=True) if others else v.abs()
-
-
-def _weight_norm(v, g, dim=0):
-    """v * (g / ||v||), the norm taken over every dim but `dim` (torch._weight_norm)."""
-    return v * (g / _norm_except_dim(v, 2, dim))
+from .weight_norm import _weight_norm, norm_except_dim
 
 
 class _WeightNorm(Module):
@@ -30,12 +18,12 @@ class _WeightNorm(Module):
         return _weight_norm(weight_v, weight_g, self.dim)
 
     def right_inverse(self, weight):
-        return _norm_except_dim(weight, 2, self.dim), weight
+        return norm_except_dim(weight, 2, self.dim), weight
 
 
 def weight_norm(module, name="weight", dim=0):
-    """weight = g * v / ||v||: direction (v, original1) and magnitude (g, original0) learned
-    separately (Salimans & Kingma, 2016). dim=None normalises the whole tensor."""
+    """`module.<name>` becomes g * v / ||v|| with g = parametrizations.<name>.original0 and
+    v = .original1, both learned; returns the module."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
     return module
 

@@ -1,13 +1,34 @@
-"""The older weight normalisation (torch.nn.utils.weight_norm, deprecated in torch in favour of
-parametrizations.weight_norm): parameters weight_g and weight_v, and a forward pre-hook that
-recomputes module.weight = g * v / ||v|| before every call."""
+"""Weight normalisation (Salimans & Kingma 2016): w = g * v / ||v||, the direction v and the
+length g learned separately. Two spellings, as torch has them:
+
+* parametrizations.weight_norm (current): `weight` becomes a parametrization of
+  parametrizations.weight.original0 (g) and .original1 (v);
+* nn.utils.weight_norm (deprecated, still in WaveNet / TCN / fairseq code): parameters
+  weight_g and weight_v, and a forward pre-hook that recomputes `weight` before each call.
+
+The norm is taken over every dim except `dim` (dim=None: over the whole tensor).
+"""
 import warnings
 
 from ..parameter import Parameter
-from .parametrizations import _norm_except_dim, _weight_norm
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """||v|| over all dims but `dim`, shaped to broadcast against v (torch.norm_except_dim)."""
+    if dim == -1:
+        return v.norm(pow)
+    dims = tuple(d for d in range(v.dim()) if d != dim)
+    return v.pow(2).sum(dims, keepdim=True).sqrt() if pow == 2 else \
+        v.abs().pow(pow).sum(dims, keepdim=True).pow(1.0 / pow)
+
+
+def _weight_norm(v, g, dim=0):
+    return v * (g / norm_except_dim(v, 2, dim))
 
 
 class WeightNorm:
+    """The forward pre-hook of the deprecated nn.utils.weight_norm."""
+
     def __init__(self, name, dim):
         self.name = name
         self.dim = -1 if dim is None else dim
@@ -19,8 +40,8 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn("torch.nn.utils.weight_norm is deprecated in favor of "
-                      "torch.nn.utils.parametrizations.weight_norm.", FutureWarning, stacklevel=3)
+        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
@@ -28,9 +49,8 @@ class WeightNorm:
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(_norm_except_dim(weight, 2, fn.dim)
-                                                         .detach()))
-        module.register_parameter(name + "_v", Parameter(weight.detach()))
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
+        module.register_parameter(name + "_v", Parameter(weight.data))
         setattr(module, name, fn.compute_weight(module))
         module.register_forward_pre_hook(fn)
         return fn
@@ -40,20 +60,20 @@ class WeightNorm:
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
         del module._parameters[self.name + "_v"]
-        setattr(module, self.name, Parameter(weight.detach()))
+        setattr(module, self.name, Parameter(weight.data))
 
     def __call__(self, module, inputs):
         setattr(module, self.name, self.compute_weight(module))
 
 
 def weight_norm(module, name="weight", dim=0):
-    """Replace module.<name> by g * v / ||v|| (norm over every dim but `dim`; None: all)."""
+    """Deprecated torch API: replace module.<name> by <name>_g and <name>_v; returns module."""
     WeightNorm.apply(module, name, dim)
     return module
 
 
 def remove_weight_norm(module, name="weight"):
-    for k, hook in module._forward_pre_hooks.items():
+    for k, hook in list(module._forward_pre_hooks.items()):
         if isinstance(hook, WeightNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
