@@ -237,7 +237,20 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 @names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     np_dtype = _dt.to_np(dtype) or defaults.float
-    return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device, requires_grad)
+    if np.dtype(np_dtype).kind != "f" or steps < 2:
+        return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device,
+                       requires_grad)
+    # torch's kernel: step in the dtype; the first half counts up from
+    # start, the second half down from end (both ends exact), each value a fused multiply-add
+    # (one rounding: computed wider, then rounded), so the numbers are torch's bit for bit
+    t = np.dtype(np_dtype).type
+    wide = {np.float64: np.longdouble, np.float32: np.float64}.get(t, t)   # half: no fma
+    step = wide((t(float(end)) - t(float(start))) / t(steps - 1))
+    i = np.arange(steps)
+    up = wide(t(float(start))) + step * i.astype(wide)
+    down = wide(t(float(end))) - step * (steps - 1 - i).astype(wide)
+    return _finish(np.where(i < steps // 2, up, down).astype(t).astype(np_dtype), None, device,
+                   requires_grad)
 
 
 @names_the_size
@@ -252,11 +265,19 @@ def _gen(generator):
     return generator or default_generator
 
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool"}     # torch's names in kernel errors
+
+
 def _random_dtype(name, dtype):
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if np.dtype(np_dtype).kind != "f":
-        raise RuntimeError(f"{name}: expected a floating-point dtype, got {dtype}; use "
-                           "randint for integers.")
+    if np.dtype(np_dtype).kind != "f":      # torch: its kernel has no integer version
+        kernel = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_SCALAR_NAMES.get(np.dtype(np_dtype).name, np_dtype)}': "
+                                  f"{name} draws "
+                                  f"floating-point numbers, got dtype {dtype}; use randint for "
+                                  "integers.")
     return np_dtype
 
 
