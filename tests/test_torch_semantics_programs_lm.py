@@ -361,3 +361,50 @@ def test_nn_buffer_registers_on_assignment_like_torch():
                      list(dict(m.named_buffers())), list(m.state_dict()),
                      m.scale.tolist(), tuple(lib.nn.Buffer().shape), m.mask is b))
     assert seen[1] == seen[0]
+
+
+def _asm_twins(lib, **kw):
+    lib.manual_seed(0)
+    return lib.nn.AdaptiveLogSoftmaxWithLoss(8, 12, **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(cutoffs=[3, 7]), dict(cutoffs=[5], div_value=2.0, head_bias=True),
+                                dict(cutoffs=[1, 2, 11], div_value=1.0)], ids=str)
+@pytest.mark.parametrize("targets", [[0, 2, 4, 6, 8, 11], [1, 1, 1], [11, 10, 9], [4]],
+                         ids=["mixed", "head-only", "tail-only", "one"])
+def test_adaptive_log_softmax_values_grads_and_keys_like_torch(kw, targets):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((len(targets), 8))
+    seen = []
+    for lib in (torch, labkit):
+        asm = _asm_twins(lib, **kw)
+        xi = lib.tensor(x, dtype=lib.float32, requires_grad=True)
+        out, loss = asm(xi, lib.tensor(targets))
+        loss.backward()
+        full = asm.log_prob(xi.detach())
+        seen.append(dict(keys=list(asm.state_dict()), repr=repr(asm), out=out.detach().numpy(),
+                         loss=loss.item(), gx=xi.grad.numpy(), ghead=asm.head.weight.grad.numpy(),
+                         full=full.detach().numpy(), pred=asm.predict(xi.detach()).tolist(),
+                         one=asm(xi[0].detach(), lib.tensor(targets[0])).output.item()))
+    t, l = seen
+    assert (l["keys"], l["repr"], l["pred"]) == (t["keys"], t["repr"], t["pred"])
+    for k in ("out", "gx", "ghead", "full"):
+        np.testing.assert_allclose(l[k], t[k], rtol=1e-5, atol=1e-6, err_msg=k)
+    np.testing.assert_allclose([l["loss"], l["one"]], [t["loss"], t["one"]], rtol=1e-5)
+
+
+def test_adaptive_log_softmax_errors_like_torch():
+    for lib in (torch, labkit):
+        with pytest.raises(ValueError, match="cutoffs should be a sequence"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 12, cutoffs=[7, 3])
+        with pytest.raises(ValueError, match="length larger than 0"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 12, cutoffs=[])
+        with pytest.raises(ValueError, match="cutoffs should be a sequence"):
+            lib.nn.AdaptiveLogSoftmaxWithLoss(8, 12, cutoffs=[12])
+        asm = _asm_twins(lib, cutoffs=[4])
+        with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 11\]"):
+            asm(lib.zeros(2, 8), lib.tensor([0, 12]))
+        with pytest.raises(RuntimeError, match="multi-target not supported"):
+            asm(lib.zeros(2, 8), lib.zeros(2, 1, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="same size in the batch"):
+            asm(lib.zeros(3, 8), lib.tensor([0, 1]))
