@@ -408,3 +408,48 @@ def test_adaptive_log_softmax_errors_like_torch():
             asm(lib.zeros(2, 8), lib.zeros(2, 1, dtype=lib.int64))
         with pytest.raises(RuntimeError, match="same size in the batch"):
             asm(lib.zeros(3, 8), lib.tensor([0, 1]))
+
+
+INDUCTOR_FLAGS = ["coordinate_descent_tuning", "fx_graph_cache", "freezing", "max_autotune",
+                  "epilogue_fusion", "shape_padding", "compile_threads", "triton.cudagraphs",
+                  "triton.unique_kernel_names"]
+DYNAMO_FLAGS = ["cache_size_limit", "recompile_limit", "suppress_errors", "optimize_ddp",
+                "capture_scalar_outputs", "compiled_autograd", "automatic_dynamic_shapes"]
+
+
+def _get(obj, dotted):
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.mark.parametrize("which,flags", [("_inductor", INDUCTOR_FLAGS), ("_dynamo", DYNAMO_FLAGS)])
+def test_compiler_config_flags_have_torchs_defaults_and_refuse_typos(which, flags):
+    import importlib
+    tcfg = importlib.import_module(f"torch.{which}.config")
+    lcfg = importlib.import_module(f"labkit.{which}.config")
+    assert {f: _get(lcfg, f) for f in flags} == {f: _get(tcfg, f) for f in flags}
+    assert getattr(labkit, which).config is lcfg            # reachable as torch._dynamo.config
+    for cfg in (tcfg, lcfg):
+        name = f"torch.{which}.config.no_such_flag"
+        with pytest.raises(AttributeError, match=name.replace(".", r"\.") + " does not exist"):
+            cfg.no_such_flag = 1
+        with pytest.raises(AttributeError, match="does not exist"):
+            cfg.no_such_flag
+    first = flags[0]
+    old = getattr(lcfg, first)
+    setattr(lcfg, first, 64 if isinstance(old, int) and not isinstance(old, bool) else not old)
+    assert getattr(lcfg, first) != old
+    setattr(lcfg, first, old)
+
+
+def test_dynamo_helpers_leave_functions_and_tensors_alone_like_torch():
+    for lib in (torch, labkit):
+        dyn = lib._dynamo
+        x = lib.ones(3, 4)
+        dyn.mark_dynamic(x, 0)
+        dyn.reset()
+        f = dyn.disable(lambda a: a + 1)
+        g = dyn.disable(recursive=False)(lambda a: a * 2)
+        assert f(x).sum().item() == 24.0 and g(x).sum().item() == 24.0
+        assert dyn.is_compiling() is False
