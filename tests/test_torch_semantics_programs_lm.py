@@ -453,3 +453,61 @@ def test_dynamo_helpers_leave_functions_and_tensors_alone_like_torch():
         g = dyn.disable(recursive=False)(lambda a: a * 2)
         assert f(x).sum().item() == 24.0 and g(x).sum().item() == 24.0
         assert dyn.is_compiling() is False
+
+
+BF16_OPS = {
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "normalize": lambda lib, x: lib.nn.functional.normalize(x, dim=-1),
+    "normalize_p1": lambda lib, x: lib.nn.functional.normalize(x, p=1.0, dim=0),
+    "cross_entropy": lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor([0, 2, 1])),
+    "cross_entropy_sum": lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([0, 2, 1]), reduction="sum"),
+    "cross_entropy_none": lambda lib, x: lib.nn.functional.cross_entropy(
+        x, lib.tensor([0, 2, 1]), reduction="none"),
+}
+
+
+@pytest.mark.parametrize("name", list(BF16_OPS))
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_ops_keep_their_dtype_like_torch(name, dtype):
+    """A bfloat16 GPT (model.to(torch.bfloat16)) met float32 out of gelu, normalize and
+    cross_entropy: numpy computes bfloat16 * a Python float in float32."""
+    data = np.array([[0.5, -1.25, 2.0, 0.1], [1.5, 0.25, -0.75, 3.0], [-2.0, 0.5, 1.0, -0.3]])
+    outs = []
+    for lib in (torch, labkit):
+        x = lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=True)
+        y = BF16_OPS[name](lib, x)
+        y.float().sum().backward()
+        outs.append((str(y.dtype).split(".")[-1], str(x.grad.dtype).split(".")[-1],
+                     y.detach().float().numpy(), x.grad.float().numpy()))
+    assert outs[1][:2] == outs[0][:2]
+    tol = 2e-2 if dtype == "bfloat16" else 2e-3
+    np.testing.assert_allclose(outs[1][2], outs[0][2], rtol=tol, atol=tol)
+    np.testing.assert_allclose(outs[1][3], outs[0][3], rtol=tol, atol=tol)
+
+
+OPTIMS = [("Adam", {}), ("AdamW", dict(weight_decay=0.1)), ("Adam", dict(amsgrad=True)),
+          ("Adamax", {}), ("NAdam", {}), ("RAdam", {}), ("Adagrad", {})]
+
+
+@pytest.mark.parametrize("name,kw", OPTIMS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTIMS)])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float64"])
+def test_adaptive_optimizers_step_half_precision_params_like_torch(name, kw, dtype):
+    """Adam on bfloat16 parameters did not move them: the bias correction 1 - 0.999 ** step
+    was computed in bfloat16, where 0.999 rounds to 1 (torch computes it in Python floats)."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((3, 4))
+    grads = [rng.standard_normal((3, 4)) for _ in range(4)]
+    finals = []
+    for lib in (torch, labkit):
+        p = lib.nn.Parameter(lib.tensor(w0, dtype=getattr(lib, dtype)))
+        opt = getattr(lib.optim, name)([p], lr=1e-2, **kw)
+        for g in grads:
+            p.grad = lib.tensor(g, dtype=getattr(lib, dtype))
+            opt.step()
+        finals.append(p.detach().double().numpy())
+    moved = np.abs(finals[0] - w0).max()
+    assert moved > 1e-3
+    tol = {"bfloat16": 2e-2, "float16": 2e-3, "float64": 1e-12}[dtype]
+    np.testing.assert_allclose(finals[1], finals[0], rtol=tol, atol=tol)
