@@ -254,7 +254,7 @@ def _gen(generator):
 
 def _random_dtype(name, dtype):
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if np.dtype(np_dtype).kind != "f":
+    if not _dt.is_float(np.dtype(np_dtype)):       # float16/32/64 and bfloat16
         raise RuntimeError(f"{name}: expected a floating-point dtype, got {dtype}; use "
                            "randint for integers.")
     return np_dtype
