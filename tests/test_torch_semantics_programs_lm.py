@@ -522,6 +522,11 @@ ACCUM_OPS = {
     "norm": lambda lib, x: x.norm(dim=-1), "vector_norm_all": lambda lib, x: lib.linalg.vector_norm(x),
     "mse_mean": lambda lib, x: lib.nn.functional.mse_loss(x, lib.zeros_like(x)),
     "mse_sum": lambda lib, x: lib.nn.functional.mse_loss(x, lib.zeros_like(x), reduction="sum"),
+    "sdpa_causal": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+        x.view(1, 4, 32, 64) / 4, x.view(1, 4, 32, 64) / 4, x.view(1, 4, 32, 64), is_causal=True),
+    "sdpa_float_mask": lambda lib, x: lib.nn.functional.scaled_dot_product_attention(
+        x.view(4, 32, 64) / 4, x.view(4, 32, 64) / 4, x.view(4, 32, 64),
+        attn_mask=lib.zeros(32, 32, dtype=x.dtype)),
 }
 
 
