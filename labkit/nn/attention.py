@@ -68,9 +68,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # torch accumulates half-precision attention in float32 and rounds once at the end;
         # bfloat16 scores and sums here would be several units in the last place off
         mask = attn_mask if attn_mask is None or attn_mask.dtype == bool_ else attn_mask.float()
-        return scaled_dot_product_attention(query.float(), key.float(), value.float(), mask,
-                                            dropout_p, is_causal, scale,
-                                            enable_gqa).to(query.dtype)
+        return _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
+                          scale, enable_gqa).to(query.dtype)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """The math of scaled_dot_product_attention, on checked arguments."""
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)
