@@ -128,7 +128,7 @@ def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
     if name in ("viz", "jit", "onnx", "bench", "func", "export", "distributed", "profiler",
-                "special"):
+                "special", "_dynamo", "_inductor"):
         import importlib
         return importlib.import_module("." + name, __name__)
     if name == "cond":                    # the explicit branch op of labkit.export

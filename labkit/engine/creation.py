@@ -271,9 +271,9 @@ _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Cha
 
 def _random_dtype(name, dtype):
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if np.dtype(np_dtype).kind != "f":      # torch: its kernel has no integer version
+    if not _dt.is_float(np.dtype(np_dtype)):   # float16/32/64 and bfloat16; torch's kernel
         kernel = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}.get(name, name)
-        raise NotImplementedError(f'"{kernel}" not implemented for '
+        raise NotImplementedError(f'"{kernel}" not implemented for '      # has no integer one
                                   f"'{_SCALAR_NAMES.get(np.dtype(np_dtype).name, np_dtype)}': "
                                   f"{name} draws "
                                   f"floating-point numbers, got dtype {dtype}; use randint for "

@@ -10,7 +10,7 @@ from collections import OrderedDict, defaultdict
 
 from ..engine.autograd import zero_grad
 from ..engine.creation import tensor, zeros
-from ..engine.dtype import float32
+from ..engine.dtype import float32, float64
 from ..engine.grad_mode import enable_grad, no_grad
 from ..engine.tensor import Tensor
 from ..nn.hooks import add_hook
@@ -159,6 +159,13 @@ def step_tensor(p):
     """A step count as a 0-d float32 tensor on p's device (as torch's capturable optimizers
     keep it): counting in place changes no Python number, so jit.compile does not retrace."""
     return zeros((), dtype=float32, device=p.device)
+
+
+def step_as_float(step, p):
+    """The step count in the dtype bias corrections are computed in: float64 for float64
+    parameters, else float32. torch computes them in Python floats; in p's dtype a bfloat16
+    0.999 ** step rounds to 1 and Adam's step becomes 0 / 0."""
+    return step.to(p.dtype if p.dtype == float64 else float32)
 
 
 def _cast(value, param, key):
