@@ -74,11 +74,14 @@ def test_norm_dtypes():
         labkit.ones(3, dtype=labkit.int64).norm()
 
 
-def test_unsupported_matrix_norms_say_so():
-    with pytest.raises(NotImplementedError, match="nuc"):
-        labkit.linalg.norm(labkit.ones(2, 2), "nuc")
-    with pytest.raises(NotImplementedError, match="singular"):
-        labkit.linalg.matrix_norm(labkit.ones(2, 2), 2)
+def test_singular_value_matrix_norms():
+    """2, -2 and 'nuc' come from svdvals (tests/test_torch_semantics_linalg_products.py checks
+    them against torch with gradients)."""
+    a = np.array([[3.0, 1.0], [1.0, 2.0]])
+    s = np.linalg.svd(a, compute_uv=False)
+    assert labkit.linalg.norm(labkit.tensor(a), "nuc").item() == pytest.approx(s.sum())
+    assert labkit.linalg.matrix_norm(labkit.tensor(a), 2).item() == pytest.approx(s.max())
+    assert labkit.linalg.matrix_norm(labkit.tensor(a), -2).item() == pytest.approx(s.min())
 
 
 @pytest.mark.parametrize("data", [
