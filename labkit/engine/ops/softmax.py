@@ -93,13 +93,18 @@ def _dim(x, dim, name):
 
 @tensor_method("softmax")
 @autocast_op("softmax")
-def softmax(x, dim=None):
-    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1."""
+def softmax(x, dim=None, dtype=None, _stacklevel=3):
+    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1. dtype= converts x first (as
+    torch: a float16 input summed in float32)."""
+    if dtype is not None:
+        x = x.to(dtype)
     return Softmax.apply(x, _dim(x, dim, "softmax"))
 
 
 @tensor_method("log_softmax")
 @autocast_op("log_softmax")
-def log_softmax(x, dim=None):
-    """log(softmax(x)) without overflow or log(0)."""
+def log_softmax(x, dim=None, dtype=None, _stacklevel=3):
+    """log(softmax(x)) without overflow or log(0); dtype= converts x first."""
+    if dtype is not None:
+        x = x.to(dtype)
     return LogSoftmax.apply(x, _dim(x, dim, "log_softmax"))

@@ -60,6 +60,12 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _rt.sort(*Sort.apply(input, dim, bool(descending), None))
 
 
+@tensor_method("msort")
+def msort(input):
+    """The values sorted along dim 0 (torch.msort: sort(input, dim=0).values)."""
+    return sort(input, 0).values
+
+
 @tensor_method("argsort")
 def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending).indices
