@@ -29,6 +29,7 @@ from .gumbel import Gumbel  # noqa: F401
 from .independent import Independent  # noqa: F401
 from .inverse_gamma import InverseGamma, LogisticNormal  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
+from . import kl_lowrank  # noqa: F401,E402  (registers its kl pairs)
 from .kumaraswamy import Kumaraswamy  # noqa: F401
 from .lkj_cholesky import LKJCholesky  # noqa: F401
 from .laplace import Laplace  # noqa: F401
