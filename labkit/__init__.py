@@ -97,6 +97,7 @@ from .engine.ops.special_math import (copysign, deg2rad, exp2, float_power, fmax
                                       fmod, heaviside, hypot, logit, rad2deg, sgn, signbit,
                                       sinc, xlogy)
 from .engine.ops.cumulative_extra import cummax, cummin, logcumsumexp  # noqa: F401,E402
+from .engine.ops.igamma import igamma, igammac  # noqa: F401,E402
 from .engine.ops.detach import detach_  # noqa: F401,E402
 from ._torch_functions import *  # noqa: F401,F403,E402  (torch.multiply, torch.acosh, torch.mv ...)
 from ._torch_nn_functions import *  # noqa: F401,F403,E402  (torch.layer_norm, torch.dropout ...)
