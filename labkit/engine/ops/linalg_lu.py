@@ -71,6 +71,7 @@ class Lu(Function):
         xp = A.device.xp
         lu, piv, perm, info = _getrf(xp, A._data)
         P, L, U = _unpack_arrays(xp, lu, perm)
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         ctx.save_for_backward(P, L, U)
         return P, L, U
 

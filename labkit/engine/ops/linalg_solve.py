@@ -178,6 +178,7 @@ class Slogdet(Function):
     @staticmethod
     def forward(ctx, A):
         xp = A.device.xp
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         sign, logabs = xp.linalg.slogdet(A._data)
         ctx.save_for_backward(A)
         dt = A._data.dtype
@@ -224,6 +225,7 @@ class Eigh(Function):
     @staticmethod
     def forward(ctx, A, uplo):
         w, v = A.device.xp.linalg.eigh(A._data, UPLO=uplo)
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         ctx.save_for_backward(w, v)
         return w, v
 
