@@ -196,28 +196,28 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                    requires_grad, np.dtype(default))
 
 
-def _like(x, dtype, device):
-    return dtype or x.dtype, device or x.device
+def _like(input, dtype, device):
+    return dtype or input.dtype, device or input.device
 
 
-def zeros_like(x, dtype=None, device=None, requires_grad=False):
-    return zeros(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return zeros(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                  requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False):
-    return ones(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def ones_like(input, dtype=None, device=None, requires_grad=False):
+    return ones(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                 requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False):
-    return empty(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def empty_like(input, dtype=None, device=None, requires_grad=False):
+    return empty(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                  requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(x.shape, fill_value, dtype=_like(x, dtype, device)[0],
-                device=_like(x, dtype, device)[1], requires_grad=requires_grad)
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(input.shape, fill_value, dtype=_like(input, dtype, device)[0],
+                device=_like(input, dtype, device)[1], requires_grad=requires_grad)
 
 
 @names_the_size
@@ -328,11 +328,11 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(_dist.randperm(_gen(generator), n), dtype, device, requires_grad)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
-    return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+def rand_like(input, dtype=None, device=None, requires_grad=False):
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
-    return randn(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+def randn_like(input, dtype=None, device=None, requires_grad=False):
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)

@@ -54,7 +54,10 @@ class VectorNorm(Function):
         safe = where(yk == 0, 1.0, yk)
         if ord == 2:
             return where(yk == 0, 0.0, g * x / safe), None, None, None
-        scale = x * x.abs() ** (ord - 2) / safe ** (ord - 1)
+        if ord < 2:      # as torch, sgn(x) |x|^(p-1): 0 at x = 0, where x |x|^(p-2) is 0 * inf
+            scale = where(x == 0, 0.0, x.sign() * x.abs() ** (ord - 1)) / safe ** (ord - 1)
+        else:
+            scale = x * x.abs() ** (ord - 2) / safe ** (ord - 1)
         return where(yk == 0, 0.0, g * scale), None, None, None
 
 
