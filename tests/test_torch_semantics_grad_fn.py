@@ -599,3 +599,39 @@ def test_basic_index_views_write_through(name):
         res[m] = (y, g, v._version if hasattr(v, "_version") else 0)
     _close(res[labkit][0], res[torch][0], "base after the write")
     _close(res[labkit][1], res[torch][1], "gradient")
+
+
+# --- normalize, margin losses, clamp_min -----------------------------------------------------
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5])
+@pytest.mark.parametrize("dim", [1, 0, -1])
+def test_normalize(p, dim):
+    x = r(3, 4)
+    x[1, 2] = 0.0                    # a zero element
+    compare(lambda m, x: m.nn.functional.normalize(x, p, dim), [x], second=p >= 1)
+    x[0] = 0.0                       # a zero vector: its gradient is 0 (torch's second
+    compare(lambda m, x: m.nn.functional.normalize(x, p, dim), [x], second=False)  # is nan)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_soft_margin_and_margin_ranking(reduction, ):
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    compare(lambda m, x, y: m.nn.functional.soft_margin_loss(x, y, reduction=reduction),
+            [r(4), ("c", y)])
+    compare(lambda m, x, y: m.nn.functional.soft_margin_loss(x, y, reduction=reduction),
+            [r(2, 4), ("c", y)])                                   # the target broadcast
+    compare(lambda m, a, b, y: m.nn.functional.margin_ranking_loss(a, b, y, 0.3,
+                                                                  reduction=reduction),
+            [r(4), r(4, seed=2), ("c", y)])
+    for m in (torch, labkit):
+        with pytest.raises(RuntimeError, match="not differentiable"):
+            m.nn.functional.soft_margin_loss(m.ones(2), m.ones(2, requires_grad=True))
+        with pytest.raises(RuntimeError, match="shape"):          # the input never broadcasts
+            m.nn.functional.soft_margin_loss(m.ones(2, 1), m.ones(4))
+
+
+def test_clamp_min_and_max_of_a_number():
+    x = np.array([-1.0, 0.5, 2.0, 0.0])
+    compare(lambda m, x: x.clamp_min(0.0), [x])
+    compare(lambda m, x: x.clamp_max(0.5), [x])
+    compare(lambda m, x: m.clamp_min(x, 0.5), [x])
+    compare(lambda m, x: x.clamp(min=0.5), [x])

@@ -55,8 +55,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 class _Norm(Function):
-    """The p-norm along dim, kept as a size-1 dim. Its gradient at a zero vector is zero."""
-    node_name = "NormBackward1"
+    """The p-norm along dim, kept as a size-1 dim (torch's linalg.vector_norm, whose node name
+    it has). Its gradient at a zero vector, and at a zero element for p < 1, is zero."""
+    node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, x, p, dim):
@@ -80,6 +81,8 @@ class _Norm(Function):
             slope = x / safe
         else:
             slope = x.sign() * (x.abs() / safe).pow(p - 1)
+            if p < 1:
+                slope = where(x != 0, slope, 0.0)
         return grad * slope * nonzero, None, None
 
 
@@ -94,7 +97,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
                          f"{nd - 1}], but got {dim})")
     if not p > 0 or p == float("inf"):
         raise NotImplementedError(f"normalize: labkit supports finite p > 0, got p={p}.")
-    return input / _Norm.apply(input, float(p), dim % nd).clamp(min=eps)
+    norm = _Norm.apply(input, float(p), dim % nd)       # torch's graph: norm, clamp_min, expand
+    return input / norm.clamp_min(eps).expand_as(input)
 
 
 @autocast_op("prelu")
