@@ -635,3 +635,39 @@ def test_clamp_min_and_max_of_a_number():
     compare(lambda m, x: x.clamp_max(0.5), [x])
     compare(lambda m, x: m.clamp_min(x, 0.5), [x])
     compare(lambda m, x: x.clamp(min=0.5), [x])
+
+
+# --- every fused op above on each device (cuda: CuPy, or LABKIT_FAKE_CUDA's stand-in) -------
+ON_DEVICE = {
+    "silu": (lambda m, x: m.nn.functional.silu(x), [r(3, 4)]),
+    "glu": (lambda m, x: m.nn.functional.glu(x), [r(3, 4)]),
+    "hardswish": (lambda m, x: m.nn.functional.hardswish(x), [r(3, 4, low=-4, high=4)]),
+    "layer_norm": (LN, [r(2, 3, 4), r(4, seed=3), r(4, seed=4), 1]),
+    "group_norm": (GN, [r(2, 4, 3), 2, r(4, seed=3), r(4, seed=4)]),
+    "batch_norm": (BN, [r(4, 3), ("c", r(3, seed=5)), ("c", r(3, seed=6, low=0.5, high=2)),
+                        r(3, seed=3), r(3, seed=4), True]),
+    "batch_norm_eval": (BN, [r(4, 3), ("c", r(3, seed=5)), ("c", r(3, seed=6, low=0.5, high=2)),
+                             r(3, seed=3), r(3, seed=4), False]),
+    "bce": (lambda m, x, t: m.nn.functional.binary_cross_entropy(x, t), [prob(5), prob(5, seed=3)]),
+    "bce_logits": (lambda m, x, t, w: m.nn.functional.binary_cross_entropy_with_logits(
+        x, t, pos_weight=w), [r(2, 3), prob(2, 3), ("c", prob(3, seed=5))]),
+    "smooth_l1": (lambda m, x, t: m.nn.functional.smooth_l1_loss(x, t), [r(5), r(5, seed=3)]),
+    "huber": (lambda m, x, t: m.nn.functional.huber_loss(x, t, delta=0.5), [r(5), r(5, seed=3)]),
+    "nll_weighted": (lambda m, x, t, w: m.nn.functional.nll_loss(x, t, w, ignore_index=1),
+                     [np.log(prob(4, 3)), np.array([0, 1, 2, 2]), ("c", prob(3, seed=4))]),
+    "nll_2d": (lambda m, x, t: m.nn.functional.nll_loss(x, t),
+               [np.log(prob(2, 3, 2, 2)), _targets((2, 2, 2), 3)]),
+    "ce_smoothing": (lambda m, x, t: m.nn.functional.cross_entropy(x, t, label_smoothing=0.1),
+                     [r(4, 3), np.array([0, 1, 2, 2])]),
+    "xlogy": (lambda m, x, y: m.xlogy(x, y), [np.array([0.0, 1.0, 2.0]), r(3, low=0.5)]),
+    "entr": (lambda m, x: m.special.entr(x), [r(4, low=0.1, high=2)]),
+    "soft_margin": (lambda m, x, y: m.nn.functional.soft_margin_loss(x, y),
+                    [r(4), ("c", np.array([1.0, -1.0, 1.0, -1.0]))]),
+    "index": (lambda m, x: x[1:, None, 0], [r(3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", ON_DEVICE)
+def test_fused_ops_on_device(name, device):
+    f, spec = ON_DEVICE[name]
+    compare(f, spec, device=device, names=name != "nll_weighted")
