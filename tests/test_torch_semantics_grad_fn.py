@@ -671,3 +671,19 @@ ON_DEVICE = {
 def test_fused_ops_on_device(name, device):
     f, spec = ON_DEVICE[name]
     compare(f, spec, device=device, names=name != "nll_weighted")
+
+
+@pytest.mark.parametrize("xs,ws", [((2, 3), (1,)), ((2, 3), (3,)), ((2, 3, 4), (3,)),
+                                   ((3,), (1,)), ((2, 3, 2, 2), (3,)), ((0, 3), (3,))])
+def test_prelu(xs, ws):
+    f = lambda m, x, w: m.nn.functional.prelu(x, w)  # noqa
+    w = r(*ws, seed=3, low=0, high=1)
+    compare(f, [r(*xs), w])
+    x = r(*xs)
+    if x.size:          # at the kink torch's first derivative has slope w; its second
+        x.flat[0] = 0.0  # derivatives there use x >= 0 instead (not mirrored)
+        compare(f, [x, w], second=False)
+
+
+def test_prelu_module():
+    compare(lambda m, x: _seeded(m, m.nn.PReLU, 3)(x), [r(2, 3, 4)])

@@ -7,6 +7,7 @@ vector, where the plain formula x / |x| would give nan.
 """
 from ..engine.autocast import autocast_op
 from ..engine.function import Function
+from ..engine.ops.fused_activation import Prelu
 from ..engine.ops.native_norm import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from ..engine.ops.select import where
 
@@ -103,12 +104,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 @autocast_op("prelu")
 def prelu(input, weight):
-    """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1)."""
+    """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1);
+    as torch, the weight is viewed as (C, 1, ...) for inputs of 2 or more dims, then one op."""
     if weight.numel() != 1:
         channels = input.shape[1] if input.ndim >= 2 else None
         if weight.ndim != 1 or channels != weight.shape[0]:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
                                f"{channels}.")
-        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
-    return where(input > 0, input, weight * input)
+    if input.ndim >= 2:
+        weight = weight.view((weight.numel(),) + (1,) * (input.ndim - 2))
+    return Prelu.apply(input, weight)
