@@ -687,3 +687,32 @@ def test_prelu(xs, ws):
 
 def test_prelu_module():
     compare(lambda m, x: _seeded(m, m.nn.PReLU, 3)(x), [r(2, 3, 4)])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("layout", [((4, 3), (4,)), ((3,), ()), ((1, 2), (1,)), ((0, 3), (0,))])
+def test_multi_margin_loss(reduction, p, weighted, layout):
+    shape, tshape = layout
+    c = shape[-1]
+    w = ("c", prob(c, seed=3)) if weighted else None
+    if shape[0] == 0 and reduction == "mean":
+        pytest.skip("torch 2.13 returns uninitialised memory for the mean of an empty batch")
+    f = lambda m, x, t, w: m.nn.functional.multi_margin_loss(  # noqa
+        x, t, p=p, margin=0.7, weight=w, reduction=reduction)
+    # torch has no second derivative here ("not implemented"); labkit's is the formula's
+    compare(f, [r(*shape), _targets(tshape, c), w], second=False)
+
+
+def test_multi_margin_second_derivative_is_the_numerical_one():
+    """torch has none to compare with: check labkit's against central differences."""
+    from labkit.engine.gradcheck import gradcheck
+    t = labkit.tensor([0, 2, 1])
+    w = labkit.tensor(prob(3, seed=3))
+    x = labkit.tensor(r(3, 3), requires_grad=True)
+
+    def first(x):
+        loss = labkit.nn.functional.multi_margin_loss(x, t, p=2, margin=0.7, weight=w)
+        return labkit.autograd.grad(loss, x, create_graph=True)[0]
+    assert gradcheck(first, (x,))

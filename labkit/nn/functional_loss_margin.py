@@ -2,7 +2,8 @@
 cosine_embedding, multilabel_soft_margin, multi_margin, triplet_margin, poisson_nll and
 gaussian_nll. Each is torch's own formula written with differentiable ops (its reference
 implementation is a composite too), so values and gradients of every order are torch's;
-soft_margin is one op, as torch's (SoftMarginLossBackward0)."""
+soft_margin and multi_margin are one op each, as torch's (SoftMarginLossBackward0,
+MultiMarginLossBackward0)."""
 import math
 
 from ..engine.functional import _reduce
@@ -12,7 +13,7 @@ from ..engine.ops.binary_cross_entropy import constants
 from ..engine.ops.broadcast import broadcast_shapes
 from ..engine.ops.nn_activation import logsigmoid
 from ..engine.ops.scalar_ops import add_scalar
-from ..engine.ops.soft_margin_loss import SoftMarginLoss
+from ..engine.ops.soft_margin_loss import MultiMarginLoss, SoftMarginLoss
 from ..engine.ops.select import minimum, where
 from .functional_distance import pairwise_distance
 
@@ -106,19 +107,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
             (input.dim() == 2 and target.shape[0] != input.shape[0]):
         raise RuntimeError(f"multi_margin_loss: inconsistent target size: {list(target.shape)} "
                            f"for input of size: {list(input.shape)}")
-    single = input.dim() < 2
-    x = input.reshape(1, -1) if single else input
-    y = target.reshape(-1, 1).long()
-    c = x.shape[1]
-    z = (margin - x.gather(1, y) + x).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight[y.reshape(-1)].unsqueeze(1)
-    from ..engine.creation import arange
-    z = where(arange(c, device=x.device).reshape(1, -1) == y, 0.0, z)
-    loss = z.sum(1) / c
-    return _reduce(loss.reshape(()) if single else loss, reduction, "multi_margin_loss")
+    consts = constants("multi_margin_loss", target=target.long(), weight=weight)
+    return MultiMarginLoss.apply(input, consts, p, float(margin), reduction)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
