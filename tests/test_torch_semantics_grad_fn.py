@@ -713,6 +713,8 @@ def test_multi_margin_second_derivative_is_the_numerical_one():
     x = labkit.tensor(r(3, 3), requires_grad=True)
 
     def first(x):
-        loss = labkit.nn.functional.multi_margin_loss(x, t, p=2, margin=0.7, weight=w)
-        return labkit.autograd.grad(loss, x, create_graph=True)[0]
+        with labkit.enable_grad():   # (the numerical jacobian calls this on plain tensors)
+            x = x if x.requires_grad else x.detach().requires_grad_()
+            loss = labkit.nn.functional.multi_margin_loss(x, t, p=2, margin=0.7, weight=w)
+            return labkit.autograd.grad(loss, x, create_graph=True)[0]
     assert gradcheck(first, (x,))
