@@ -21,6 +21,7 @@ from ..engine.ops.pool import max_pool1d, max_pool2d  # noqa: F401
 from ..engine.ops.resample import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
                                    avg_pool1d, avg_pool2d, interpolate, pad)
 from .functional_dropout import dropout1d, dropout2d, dropout3d  # noqa: F401
+from .functional_gumbel import gumbel_softmax  # noqa: F401
 from .functional_loss import (binary_cross_entropy, huber_loss, kl_div,  # noqa: F401
                               smooth_l1_loss)
 from .functional_norm import group_norm, instance_norm, layer_norm, normalize  # noqa: F401

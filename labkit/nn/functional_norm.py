@@ -5,6 +5,8 @@ layer_norm and group_norm are one op each, as torch's (native_norm.py); instance
 in torch, a batch norm of a view. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
 vector, where the plain formula x / |x| would give nan.
 """
+import math
+
 from ..engine.autocast import autocast_op
 from ..engine.function import Function
 from ..engine.ops.fused_activation import Prelu
@@ -34,6 +36,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each example's channels in num_groups groups (over the group's channels and
     all spatial positions), then scale and shift per channel. Independent of the batch size."""
+    if input.ndim >= 2:       # torch's _verify_batch_size: one value per group is an error
+        size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "

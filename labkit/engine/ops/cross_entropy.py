@@ -195,16 +195,16 @@ def _general(input, target, weight, ignore_index, reduction, label_smoothing):
         return loss
     from .select import where
     classes = input.shape[dim]
-    ignored = target == ignore_index
+    valid = target != ignore_index     # ignored rows: 0, no gradient (as nll_loss's)
     if weight is not None:
         logp = logp * (weight if dim == 0 else
                        weight.reshape((classes,) + (1,) * (input.ndim - 2)))
-    smooth = where(ignored, 0.0, -logp.sum(dim))
-    if reduction == "mean":
-        if weight is not None:
-            smooth = smooth.sum() / weight[target[~ignored].flatten()].sum()
-        else:
-            smooth = smooth.sum() / (~ignored).sum()
+    smooth = where(valid, -logp.sum(dim), 0.0)
+    if reduction == "mean":            # every row ignored: nan, as torch
+        denom = (weight[where(valid, target, 0)] * valid).sum() if weight is not None \
+            else valid.sum()
+        smooth = smooth.sum() / where(denom == 0, 1.0, denom) + \
+            where(denom == 0, float("nan"), 0.0)
     elif reduction == "sum":
         smooth = smooth.sum()
     return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, label_smoothing / classes)

@@ -16,7 +16,9 @@ def _check(name, scores, target):
     count a negative index from the end and CuPy wraps any out-of-range one around, both
     silently wrong answers."""
     s, t = scores._data, target._data
-    if s.ndim != 2 or t.ndim != 1 or t.shape[0] != s.shape[0]:
+    if s.ndim == 2 and t.ndim == 1 and t.shape[0] != s.shape[0]:
+        raise _batch_error(name, scores, target)
+    if s.ndim != 2 or t.ndim != 1:
         raise RuntimeError(f"{name}: expected input (N, C) and target (N,), got "
                            f"{tuple(scores.shape)} and {tuple(target.shape)}.")
     if t.dtype.kind not in "iu":
@@ -40,6 +42,14 @@ def _check_targets(name, logp, target, ignore_index):
                          f"ignore_index={ignore_index}), got {int(wrong.min())} .. "
                          f"{int(wrong.max())} (torch: 'Target {int(wrong.flat[0])} is out of "
                          "bounds.').")
+
+
+def _batch_error(name, scores, target):
+    """torch's ValueError (and words) for a target with another number of examples."""
+    return ValueError(f"Expected input batch_size ({scores.shape[0]}) to match target "
+                      f"batch_size ({target.shape[0]}). {name}: input {tuple(scores.shape)} "
+                      f"holds {scores.shape[0]} examples but target {tuple(target.shape)} "
+                      f"labels {target.shape[0]}; check that both come from the same batch.")
 
 
 def _range_error(name, scores, t):
@@ -82,7 +92,10 @@ class NllLoss(Function):
         where, valid = _picks(xp, logp, target, ignore_index)
         w = (weight._data[where[1] if d.ndim > 1 else where[0]] * valid).astype(d.dtype) \
             if weight is not None else valid.astype(d.dtype)
-        losses = -d[where] * w
+        picked = d[where]
+        if picked.size and not valid.all():   # an ignored row counts 0, even where it is -inf
+            picked = xp.where(valid, picked, 0)
+        losses = -picked * w
         ctx.where, ctx.shape = where, d.shape
         ctx.save_for_backward(target)     # backward reads target's values: version-checked
         if weight is None and safe_is(where, target):   # one factor for all: vmap batches it
@@ -245,6 +258,8 @@ def _layout(name, logp, target):
         raise RuntimeError(f"{name}: expected an input of 1 or more dimensions (classes), got "
                            "a 0-d one.")
     want = (logp.shape[0],) + tuple(logp.shape[2:])
+    if target.ndim and target.shape[0] != logp.shape[0]:
+        raise _batch_error(name, logp, target)
     if tuple(target.shape) != want:
         raise RuntimeError(f"{name}: input {tuple(logp.shape)} has its classes in dim "
                            f"{1 if logp.ndim > 1 else 0}, so the target must be {want}, got "

@@ -73,7 +73,8 @@ class Elu(Function):
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         alpha, scale, input_scale = ctx.constants
-        slope = (x.clamp(max=0) * input_scale).exp() * (alpha * scale * input_scale)
+        # (x < 0, not clamp: at 0 the slope's own derivative is 0, as torch's double backward)
+        slope = (where(x < 0, x, 0.0) * input_scale).exp() * (alpha * scale * input_scale)
         return where(x > 0, grad * scale, grad * slope), None, None, None
 
     @staticmethod

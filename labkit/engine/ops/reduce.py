@@ -4,6 +4,7 @@ import contextlib
 
 import numpy as np
 
+from ..dtype import scalar_type_name
 from ..function import Function, _call
 from ..promotion import check_grad_dtype
 from ..tensor import Tensor, tensor_method
@@ -21,15 +22,16 @@ def _dims(dim, ndim, empty_is_all=True):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(ndim)) if empty_is_all else ()
-    out = []
+    out, seen = [], []
     n = builtins.max(ndim, 1)
     for d in dims:
         if not -n <= d < n:
             raise IndexError(f"dimension {d} is out of range for a tensor with {ndim} dimension(s) "
                              f"(valid: {-n} to {n - 1}).")
+        seen.append(d % n)       # (0-d: (0, -1) names dim 0 twice, as torch says)
         if ndim:                 # a 0-d tensor accepts dim 0 or -1 and reduces nothing
             out.append(d % ndim)
-    if len(set(out)) != len(out):
+    if len(set(seen)) != len(seen):
         raise RuntimeError(f"dims {dims}: a dimension appears more than once; list each dim of "
                            f"the tensor (it has {ndim}) at most once.")
     return tuple(sorted(out))
@@ -426,8 +428,10 @@ def sum(x, dim=None, keepdim=False, dtype=None):
 def _float_only(name, x):
     """torch checks the dtype before the dims: the same error first."""
     if x._data.dtype.kind not in "fV":    # V: bfloat16
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be "
-                           f"floating point, got {x.dtype}. Convert first: x.float().{name}().")
+        words = ("std and var only support floating point and complex dtypes" if name != "mean"
+                 else "could not infer output dtype. Input dtype must be either a floating "
+                 f"point or complex dtype. Got: {scalar_type_name(x)}")      # torch's words
+        raise RuntimeError(f"{name}(): {words} ({x.dtype}). Convert first: x.float().{name}().")
 
 
 @tensor_method("mean")
