@@ -1,13 +1,19 @@
 """Margin, embedding and likelihood losses: margin_ranking, hinge_embedding, soft_margin,
 cosine_embedding, multilabel_soft_margin, multi_margin, triplet_margin, poisson_nll and
 gaussian_nll. Each is torch's own formula written with differentiable ops (its reference
-implementation is a composite too), so values and gradients of every order are torch's."""
+implementation is a composite too), so values and gradients of every order are torch's;
+soft_margin and multi_margin are one op each, as torch's (SoftMarginLossBackward0,
+MultiMarginLossBackward0)."""
 import math
 
 from ..engine.functional import _reduce
 from ..engine.grad_mode import no_grad
 from ..engine.ops.loss_reduction import reduction_of
+from ..engine.ops.binary_cross_entropy import constants
+from ..engine.ops.broadcast import broadcast_shapes
 from ..engine.ops.nn_activation import logsigmoid
+from ..engine.ops.scalar_ops import add_scalar
+from ..engine.ops.soft_margin_loss import MultiMarginLoss, SoftMarginLoss
 from ..engine.ops.select import minimum, where
 from .functional_distance import pairwise_distance
 
@@ -35,7 +41,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {list(input1.shape)}, input2: "
                            f"{list(input2.shape)}, target: {list(target.shape)} ")
-    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    loss = add_scalar(-target * (input1 - input2), margin).clamp_min(0)   # torch: AddBackward1
     return _reduce(loss, reduction, "margin_ranking_loss")
 
 
@@ -51,7 +57,12 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)): the logistic loss for targets in {-1, 1}."""
     reduction = _flags("soft_margin_loss", size_average, reduce, reduction)
-    return _reduce((-target * input).exp().log1p(), reduction, "soft_margin_loss")
+    wide = broadcast_shapes(tuple(input.shape), tuple(target.shape))
+    if wide != tuple(input.shape):
+        raise RuntimeError(f"soft_margin_loss: output with shape {list(input.shape)} doesn't "
+                           f"match the broadcast shape {list(wide)} (the target may broadcast "
+                           "to the input, not the input to the target).")
+    return SoftMarginLoss.apply(input, constants("soft_margin_loss", target=target), reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
@@ -96,19 +107,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
             (input.dim() == 2 and target.shape[0] != input.shape[0]):
         raise RuntimeError(f"multi_margin_loss: inconsistent target size: {list(target.shape)} "
                            f"for input of size: {list(input.shape)}")
-    single = input.dim() < 2
-    x = input.reshape(1, -1) if single else input
-    y = target.reshape(-1, 1).long()
-    c = x.shape[1]
-    z = (margin - x.gather(1, y) + x).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight[y.reshape(-1)].unsqueeze(1)
-    from ..engine.creation import arange
-    z = where(arange(c, device=x.device).reshape(1, -1) == y, 0.0, z)
-    loss = z.sum(1) / c
-    return _reduce(loss.reshape(()) if single else loss, reduction, "multi_margin_loss")
+    consts = constants("multi_margin_loss", target=target.long(), weight=weight)
+    return MultiMarginLoss.apply(input, consts, p, float(margin), reduction)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,

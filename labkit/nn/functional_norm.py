@@ -9,6 +9,7 @@ import math
 
 from ..engine.autocast import autocast_op
 from ..engine.function import Function
+from ..engine.ops.fused_activation import Prelu
 from ..engine.ops.native_norm import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from ..engine.ops.select import where
 
@@ -62,8 +63,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 class _Norm(Function):
-    """The p-norm along dim, kept as a size-1 dim. Its gradient at a zero vector is zero."""
-    node_name = "NormBackward1"
+    """The p-norm along dim, kept as a size-1 dim (torch's linalg.vector_norm, whose node name
+    it has). Its gradient at a zero vector, and at a zero element for p < 1, is zero."""
+    node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
     def forward(ctx, x, p, dim):
@@ -88,6 +90,8 @@ class _Norm(Function):
             slope = x / safe
         else:
             slope = x.sign() * (x.abs() / safe).pow(p - 1)
+            if p < 1:
+                slope = where(x != 0, slope, 0.0)
         return grad * slope * nonzero, None, None
 
 
@@ -102,17 +106,20 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
                          f"{nd - 1}], but got {dim})")
     if not p > 0 or p == float("inf"):
         raise NotImplementedError(f"normalize: labkit supports finite p > 0, got p={p}.")
-    return input / _Norm.apply(input, float(p), dim % nd).clamp(min=eps)
+    norm = _Norm.apply(input, float(p), dim % nd)       # torch's graph: norm, clamp_min, expand
+    return input / norm.clamp_min(eps).expand_as(input)
 
 
 @autocast_op("prelu")
 def prelu(input, weight):
-    """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1)."""
+    """x where x > 0, else weight * x, with a learned slope (one, or one per channel, dim 1);
+    as torch, the weight is viewed as (C, 1, ...) for inputs of 2 or more dims, then one op."""
     if weight.numel() != 1:
         channels = input.shape[1] if input.ndim >= 2 else None
         if weight.ndim != 1 or channels != weight.shape[0]:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
                                f"parameter numbers = {weight.numel()} and channel size = "
                                f"{channels}.")
-        weight = weight.reshape((-1,) + (1,) * (input.ndim - 2))
-    return where(input > 0, input, weight * input)
+    if input.ndim >= 2:
+        weight = weight.view((weight.numel(),) + (1,) * (input.ndim - 2))
+    return Prelu.apply(input, weight)

@@ -201,11 +201,10 @@ def _general(input, target, weight, ignore_index, reduction, label_smoothing):
         logp = logp * (weight if dim == 0 else
                        weight.reshape((classes,) + (1,) * (input.ndim - 2)))
     smooth = where(valid, -logp.sum(dim), 0.0)
-    if reduction == "mean":            # every row ignored: nan, as torch
+    if reduction == "mean":            # every row ignored: 0 / 0, nan, as torch
         denom = (weight[where(valid, target, 0)] * valid).sum() if weight is not None \
             else valid.sum()
-        smooth = smooth.sum() / where(denom == 0, 1.0, denom) + \
-            where(denom == 0, float("nan"), 0.0)
+        smooth = smooth.sum() / denom
     elif reduction == "sum":
         smooth = smooth.sum()
     return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, label_smoothing / classes)

@@ -253,3 +253,39 @@ class Glu(Function):
         w.emit("Split", [w.name(x)], [a, b], axis=int(dim))
         w.emit("Sigmoid", [b], [s])
         w.emit("Mul", [a, s], out)
+
+
+class Prelu(Function):
+    """x where x > 0, else w x (w broadcast: one slope, or one per channel): torch's
+    _prelu_kernel. Gradients: where(x > 0, g, w g) and where(x > 0, 0, x g), summed back to
+    w's shape."""
+    node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x, w):
+        xp = x.device.xp
+        d, wd = x._data, w._data
+        ctx.save_for_backward(x, w)
+        return xp.asarray(xp.where(d > 0, d, wd * d), dtype=xp.result_type(d, wd))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        pos = x > 0
+        return (where(pos, grad, grad * w) if need[0] else None), \
+            (where(pos, 0.0, grad * x) if need[1] else None)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        (x, w), (tx, tw) = args, tangents
+        pos = x > 0
+        part_x = None if tx is None else where(pos, tx, tx * w)
+        part_w = None if tw is None else where(pos, 0.0, tw * x)
+        return rules.total(rules.fit(part_x, out), rules.fit(part_w, out))
+
+    vmap = classmethod(rules.elementwise)
+
+    @staticmethod
+    def onnx(w, node, out):
+        w.emit("PRelu", [w.name(node.args[0]), w.name(node.args[1])], out)

@@ -2,10 +2,12 @@
 MulBackward1 / DivBackward1 (add.Scalar ...), where Python's `x * 0.9` records MulBackward0.
 labkit's composites that torch writes in C++ (cross_entropy's label smoothing, rms_norm's
 + eps, ...) use these, so that their graphs print as torch's; values and gradients are those
-of the plain operators, in torch's result dtype."""
+of the plain operators, in torch's result dtype. clamp_min / clamp_max of a number are
+likewise ClampMinBackward0 / ClampMaxBackward0 (x.clamp(min=...) is ClampBackward1)."""
 from ..function import Function
 from .common import operands
 from . import rules
+from .unary import ClampMax, ClampMin
 
 
 def _onnx(op):
@@ -85,3 +87,25 @@ def mul_scalar(x, c):
 
 def div_scalar(x, c):
     return DivScalar.apply(x, c)
+
+
+class ClampMinScalar(ClampMin):
+    """x.clamp_min(number): torch records clamp_min apart from clamp(min=...)."""
+    node_name = "ClampMinBackward0"
+
+
+class ClampMaxScalar(ClampMax):
+    node_name = "ClampMaxBackward0"
+
+
+def clamp_min(x, min):
+    """x.clamp_min(min) (ClampMinBackward0 for a number, as torch)."""
+    if isinstance(min, (int, float)) and not isinstance(min, bool):
+        return ClampMinScalar.apply(x, min, None)
+    return x.clamp(min=min)
+
+
+def clamp_max(x, max):
+    if isinstance(max, (int, float)) and not isinstance(max, bool):
+        return ClampMaxScalar.apply(x, None, max)
+    return x.clamp(max=max)
