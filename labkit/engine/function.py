@@ -126,9 +126,12 @@ class Node(FunctionCtx):
     @property
     def next_functions(self):
         """((node, output index), ...) for each tensor input; (None, 0) where no grad flows
-        (and, as torch, for a number in add/sub/mul/div: torch wraps it in a tensor)."""
-        if getattr(self, "_fn", None) is not None and self._fn.number_edges:
-            return tuple(_NO_EDGE if e is None else e for e in self._edges)
+        (and, as torch, for a number in add/sub/mul/div, which torch wraps in a tensor, and
+        for an absent optional tensor such as a norm's bias)."""
+        listed = self._fn.number_edges if getattr(self, "_fn", None) is not None else False
+        if listed:
+            edges = self._edges if listed is True else self._edges[:listed]
+            return tuple(_NO_EDGE if e is None else e for e in edges)
         return tuple(e for e in self._edges if e is not None)
 
     @property
@@ -294,6 +297,8 @@ class Function:
     forward_on_arrays = False  # True: forward reads only its inputs' arrays (no Tensor op),
     #                            so recording need not be switched off around it (~0.1 us)
     number_edges = False       # next_functions lists (None, 0) for a number argument too
+    #                            (True), or for each of the first n arguments (n: optional
+    #                            tensors such as a norm's weight and bias, listed when absent)
     backward_arrays = None     # optional backward_arrays(ctx, grad) -> gradient arrays: the
     #   same formula on arrays, which the engine calls when nothing records the backward (no
     #   create_graph, tracer, node hook or anomaly mode); it reads ctx.saved_arrays and may

@@ -38,8 +38,8 @@ class ForwardLevel(Level):
         if not any(is_float(o) for o in outs):
             return                      # comparisons, argmax ...: no derivative
         rule = table.lookup(cls, "jvp")
-        if rule is not table.FALLBACK and not cls.__module__.startswith("labkit."):
-            out_t = self.outside(_user_jvp, cls, args, tangents, result)   # torch's protocol
+        if rule is not table.FALLBACK and _torch_protocol(rule):
+            out_t = self.outside(_user_jvp, cls, args, tangents, result)
         elif rule is table.FALLBACK:
             warn_once("jvp", cls, "tangent (jvp)")
             out_t = self.outside(_by_reverse_twice, cls, args, tangents, result)
@@ -52,6 +52,13 @@ class ForwardLevel(Level):
 
 def _name(cls):
     return getattr(cls, "op_name", None) or cls.__name__
+
+
+def _torch_protocol(rule):
+    """A user Function's jvp(ctx, *tangents), as torch's autograd.Function writes it, or the op
+    table's jvp(args, tangents, out) (labkit's ops, and a student's table entry)?"""
+    code = getattr(rule, "__code__", None)
+    return code is not None and code.co_argcount >= 1 and code.co_varnames[0] == "ctx"
 
 
 def _user_jvp(cls, args, tangents, result):

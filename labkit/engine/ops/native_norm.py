@@ -202,6 +202,7 @@ class _Stats:
 class NativeLayerNorm(Function):
     """Each example normalised over its last k dims; weight and bias of those k dims."""
     node_name = "NativeLayerNormBackward0"
+    number_edges = 3           # next_functions: input, weight, bias, as torch's
 
     @staticmethod
     def forward(ctx, x, w, b, k, eps):
@@ -261,6 +262,7 @@ class NativeGroupNorm(Function):
     """Each example's channels in `groups` groups, normalised over the group's channels and
     all positions; weight and bias per channel."""
     node_name = "NativeGroupNormBackward0"
+    number_edges = 3           # next_functions: input, weight, bias, as torch's
 
     @staticmethod
     def forward(ctx, x, w, b, groups, eps):
@@ -301,6 +303,7 @@ class NativeBatchNorm(Function):
     """Each channel (dim 1) normalised over the batch and all positions: with the batch's
     statistics (training), or with given ones (evaluation: `stats` = (mean, var))."""
     node_name = "NativeBatchNormBackward0"
+    number_edges = 3           # next_functions: input, weight, bias, as torch's
 
     @staticmethod
     def forward(ctx, x, w, b, stats, eps):
