@@ -434,9 +434,9 @@ def _accumulate(leaf, g, create_graph, handed):
             arr = arr.copy()
             g = _make(arr, g.device)
         handed.add(id(arr))
-        leaf.grad = _make(arr, g.device)
+        leaf._grad = _make(arr, g.device)     # fits by construction: no setter checks
     elif old.grad_fn is not None or not _writeable(old._data):
-        leaf.grad = old.detach() + g
+        leaf._grad = old.detach() + g
     else:
         old._data += g._data
         old._bump_version()
@@ -479,8 +479,18 @@ def backward(tensors, gradient=None, retain_graph=None, create_graph=False, inpu
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False):
-    """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad)."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad).
+    materialize_grads=True gives zeros, not None, for an input the outputs do not use."""
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) is not supported by labkit: "
+                                  "call grad once per row of grad_outputs, or use "
+                                  "labkit.func.vmap over labkit.func.vjp.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads "
+                         "is True: an unused input gets zeros, so it is allowed.")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
@@ -490,6 +500,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     res = run_backward(outputs, tuple(grad_outputs), retain_graph, create_graph, inputs=inputs,
                        accumulate=False, allow_unused=allow_unused)
+    if materialize_grads:
+        from .creation import zeros_like
+        res = [zeros_like(x) if g is None else g for g, x in zip(res, inputs)]
     return tuple(res)
 
 
@@ -524,9 +537,20 @@ class detect_anomaly:
         return False
 
 
-def set_detect_anomaly(mode_on):
-    set_anomaly(mode_on)
+class set_detect_anomaly(detect_anomaly):
+    """Anomaly mode on or off at once; as a with-block, back to what it was at the end."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = process.anomaly
+        set_anomaly(mode)
+
+    def __enter__(self):
+        return self
 
 
-__all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
+def is_anomaly_enabled():
+    return process.anomaly
+
+
+__all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "execution_order", "zero_grad"]

@@ -96,7 +96,11 @@ def take_along_dim(input, indices, dim=None):
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {nd} dimensions for input, and "
                            f"{indices.dim()} dimensions for indices")
-    d = dim % nd
+    if nd == 0:
+        raise IndexError(f"take_along_dim: Dimension specified as {dim} but tensor has no "
+                         "dimensions (a 0-d input: use dim=None).")
+    from .scan import _one_dim
+    d = _one_dim(dim, nd, "take_along_dim")
     shape_in, shape_ix = list(input.shape), list(indices.shape)
     for k in range(nd):
         if k == d:

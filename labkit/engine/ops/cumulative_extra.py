@@ -9,8 +9,10 @@ CummaxResult, CumminResult = _rt.cummax, _rt.cummin
 
 
 def _running(input, dim, ufunc_name):
+    from .scan import _one_dim
     xp = input.device.xp
     d = input._data
+    dim = _one_dim(dim, d.ndim, "cummax" if ufunc_name == "maximum" else "cummin")
     if d.ndim == 0:
         return input.clone(), Tensor._make(xp.zeros((), xp.int64), input.device)
     dim %= d.ndim
@@ -38,7 +40,12 @@ def cummin(input, dim):
 
 @tensor_method("logcumsumexp")
 def logcumsumexp(input, dim):
-    if input.dim() == 0:
+    from .scan import _one_dim
+    if input._data.dtype.kind in "biu":
+        raise NotImplementedError(f"logcumsumexp: not implemented for {input.dtype} (as in "
+                                  "torch); convert first: x.float().logcumsumexp(dim).")
+    dim = _one_dim(dim, input.dim(), "logcumsumexp")
+    if input.dim() == 0 or input.shape[dim] == 0:
         return input.clone()
     m = input.detach().amax(dim, keepdim=True)
     m = m.masked_fill(m.isinf(), 0.0)

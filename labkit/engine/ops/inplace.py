@@ -157,7 +157,8 @@ def check_overlap(name, dst, src, partial_only=True):
 
 
 def _check_writeable(name, x):
-    if not getattr(x._data.flags, "writeable", True):  # cupy arrays have no such flag
+    if x._data.size and not getattr(x._data.flags, "writeable", True):  # (cupy: no flag;
+        # an empty expanded view writes nothing: torch accepts it)
         raise RuntimeError(f"{name}: this tensor's memory is read-only (it is an expand()ed view "
                            "where several elements share one memory location). Call .clone() "
                            "first, then change the copy.")
@@ -165,8 +166,9 @@ def _check_writeable(name, x):
 
 def _checked(name, x, write):
     _check_writeable(name, x)
+    d = x._data if x._data.size else x.device.xp.empty(x._data.shape, x._data.dtype)
     try:
-        write(x._data)
+        write(d)      # (an empty target: a scratch array, so the shapes are still checked)
     except TypeError as e:
         if "cast" not in str(e):
             raise
@@ -304,7 +306,18 @@ def copy_(x, src):
     if src.device is not x.device:
         src = src.to(x.device)
     check_overlap("copy_", x._data, src._data)
+    _check_broadcasts_to("copy_", src, x)
     return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)
+
+
+def _check_broadcasts_to(name, src, x):
+    """torch's rule for writing src into x: src broadcasts to x's shape *without* growing it
+    (numpy also drops src's leading 1s: copying a [1] into a [] tensor)."""
+    s, d = tuple(src.shape), tuple(x.shape)
+    if len(s) > len(d) or any(a not in (1, b) for a, b in zip(s[::-1], d[::-1])):
+        raise RuntimeError(f"{name}: output with shape {list(d)} doesn't match the broadcast "
+                           f"shape {list(s)}: the source must broadcast to the destination's "
+                           "shape (reshape or index the source first).")
 
 
 @tensor_method("clamp_", "clip_")
@@ -336,6 +349,7 @@ def leaky_relu_(x, negative_slope=0.01):
 
 @tensor_method("neg_")
 def neg_(x):
+    arithmetic._check_bool("neg_", x)
     return inplace(x, "neg_", lambda d: x.device.xp.negative(d, out=d), arithmetic.Neg)
 
 

@@ -264,7 +264,8 @@ class Frac(Function):
     @staticmethod
     def forward(ctx, x):
         if x._data.dtype.kind not in "fV":
-            raise RuntimeError(f"frac: expected a floating-point tensor, got {x.dtype}.")
+            raise NotImplementedError(f"frac: not implemented for {x.dtype} (as in torch); "
+                                      "expected a floating-point tensor.")
         d = x._data
         return d - x.device.xp.trunc(d.astype("float32")).astype(d.dtype) \
             if d.dtype.kind == "V" else d - x.device.xp.trunc(d)
@@ -295,8 +296,10 @@ class Atan2(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        r2 = a * a + b * b
-        return (grad * b / r2 if need[0] else None), (-grad * a / r2 if need[1] else None)
+        from .select import where
+        r2 = a * a + b * b      # as torch: no gradient where the radius is 0 (or underflows)
+        recip = where(r2 == 0, 0.0, 1 / r2)
+        return (grad * b * recip if need[0] else None), (-grad * a * recip if need[1] else None)
 
 
 class Lerp(Function):

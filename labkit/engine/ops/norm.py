@@ -54,7 +54,10 @@ class VectorNorm(Function):
         safe = where(yk == 0, 1.0, yk)
         if ord == 2:
             return where(yk == 0, 0.0, g * x / safe), None, None, None
-        scale = x * x.abs() ** (ord - 2) / safe ** (ord - 1)
+        if ord < 2:      # as torch, sgn(x) |x|^(p-1): 0 at x = 0, where x |x|^(p-2) is 0 * inf
+            scale = where(x == 0, 0.0, x.sign() * x.abs() ** (ord - 1)) / safe ** (ord - 1)
+        else:
+            scale = x * x.abs() ** (ord - 2) / safe ** (ord - 1)
         return where(yk == 0, 0.0, g * scale), None, None, None
 
 
@@ -97,6 +100,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         sums = A.abs().sum(rows, keepdim=True)
         out = sums.amax(cols, keepdim=True) if ord > 0 else sums.amin(cols, keepdim=True)
         return out if keepdim else out.squeeze((d0, d1))
+    if ord in (2, -2, "nuc"):                   # from the singular values (surface2)
+        from .linalg_decomp import svdvals
+        S = svdvals(A.movedim((d0, d1), (-2, -1)))
+        out = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+        return out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else out
     raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} is not supported by labkit "
                               "(it needs singular values); use 'fro', 1, -1, inf or -inf.")
 

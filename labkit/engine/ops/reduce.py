@@ -22,15 +22,16 @@ def _dims(dim, ndim, empty_is_all=True):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(ndim)) if empty_is_all else ()
-    out = []
+    out, seen = [], []
     n = builtins.max(ndim, 1)
     for d in dims:
         if not -n <= d < n:
             raise IndexError(f"dimension {d} is out of range for a tensor with {ndim} dimension(s) "
                              f"(valid: {-n} to {n - 1}).")
+        seen.append(d % n)       # (0-d: (0, -1) names dim 0 twice, as torch says)
         if ndim:                 # a 0-d tensor accepts dim 0 or -1 and reduces nothing
             out.append(d % ndim)
-    if len(set(out)) != len(out):
+    if len(set(seen)) != len(seen):
         raise RuntimeError(f"dims {dims}: a dimension appears more than once; list each dim of "
                            f"the tensor (it has {ndim}) at most once.")
     return tuple(sorted(out))

@@ -64,6 +64,39 @@ class Interpolate(Separable):
 class Pad(Separable):
     node_name = "PadBackward0"
 
+    @staticmethod
+    def forward(ctx, x, mats):
+        """Padding only moves values (a matrix row holds one 1, or none): taken by index, not
+        multiplied, so an inf or nan stays where it is (inf * 0 would spread nan, as torch
+        does not)."""
+        xp, d = x.device.xp, x._data
+        for axis, m in enumerate(mats, d.ndim - len(mats)):
+            if m is not None:
+                inside = (m.max(1) > 0) if m.shape[1] else np.zeros(m.shape[0], bool)
+                d = xp.take(d, xp.asarray(m.argmax(1) if m.shape[1] else inside.astype(int)),
+                            axis=axis) if m.shape[1] else xp.zeros(
+                    d.shape[:axis] + (m.shape[0],) + d.shape[axis + 1:], d.dtype)
+                shape = (-1,) + (1,) * (d.ndim - axis - 1)
+                d = xp.where(xp.asarray(inside).reshape(shape), d, xp.zeros((), d.dtype))
+        ctx.mats, ctx.shape = mats, x._data.shape
+        return xp.ascontiguousarray(d)
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Each output element came from one input element, or none: the gradient goes back by
+        index, summed where the input was copied several times (reflect, replicate)."""
+        from ..creation import tensor, zeros
+        g = grad
+        for axis, m in enumerate(ctx.mats, grad.ndim - len(ctx.mats)):
+            if m is not None:
+                rows = np.nonzero(m.max(1) > 0)[0] if m.shape[1] else np.zeros(0, np.int64)
+                shape = list(g.shape)
+                shape[axis] = m.shape[1]
+                g = zeros(shape, dtype=g.dtype, device=g.device).index_add(
+                    axis, tensor(m.argmax(1)[rows] if len(rows) else rows, device=g.device),
+                    g.index_select(axis, tensor(rows, device=g.device)))
+        return g, None
+
 
 # --- the matrices, one trailing dim at a time ---------------------------------------------
 
@@ -355,6 +388,9 @@ def pad(input, pad, mode="constant", value=None):
                                f"dim's size {n}.")
         if mode == "replicate" and n == 0 and (left or right):
             raise RuntimeError("pad: replicate padding needs a non-empty dim to copy from.")
+        if mode == "constant" and n + min(left, 0) + min(right, 0) < 0:   # torch crops first
+            raise RuntimeError(f"narrow(): length must be non-negative: the negative padding "
+                               f"({left}, {right}) crops more than the dim's size {n}.")
         if n + left + right < 0:
             raise RuntimeError(f"The input size {n}, plus negative padding {left} and {right} "
                                "resulted in a negative output size, which is invalid. Check "

@@ -6,7 +6,9 @@ elements, computed without dividing by zero when some elements are zero.
 """
 from ..autocast import autocast_op
 from ..dtype import bool_
+from ..creation import ones_like, zeros_like
 from ..function import Function
+from ..grad_mode import mode
 from ..promotion import check_grad_dtype
 from ..tensor import tensor_method
 from .reduce import _dims, _opmath
@@ -73,16 +75,29 @@ class CumProd(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        """dy_i/dx_k = prod_{j <= i, j != k} x_j for i >= k. Without zeros that is y_i / x_k,
-        summed as a reversed cumsum; with zeros it is computed directly: row k of a matrix
-        holds x with x_k set to 1, whose cumprod gives the products (O(n^2), zeros only)."""
+        """torch's cumprod_backward, case by case (their nan/inf patterns differ): without zeros,
+        dy_i/dx_k = y_i / x_k summed as a reversed cumsum; with zeros and no graph to record,
+        the O(n) form (up to the first zero as before; at the first zero, the running products
+        after it); recording (create_graph), the products of the others directly: row k of a
+        matrix holds x with x_k set to 1, whose cumprod gives them (O(n^2))."""
         from .select import where
         x, y = ctx.saved_tensors
-        if x.ndim == 0:
-            return grad, None
         dim = ctx.dim
-        if not bool((x._data == 0).any()):
+        if x.numel() <= 1 or x.shape[dim] == 1:
+            return grad, None
+        zero = x == 0
+        if not bool(zero._data.any()):
             return (grad * y).flip(dim).cumsum(dim).flip(dim) / x, None
+        if not mode.enabled:
+            seen = zero.long().cumsum(dim)          # zeros up to and including each element
+            before, first = seen == 0, seen == 1
+            w = where(before, grad * y, 0.0)
+            out = where(before, w.flip(dim).cumsum(dim).flip(dim) / x, 0.0)
+            at = zero & first                       # the first zero
+            index = first.long().argmax(dim, keepdim=True)
+            prev = where(index == 0, 1.0, y.gather(dim, (index - 1).clamp(min=0)))
+            after = (where(first & ~at, x, 1.0).cumprod(dim) * where(first, grad, 0.0))
+            return where(at, after.sum(dim, keepdim=True) * prev, out), None
         from ..creation import eye
         xl, gl = x.movedim(dim, -1), grad.movedim(dim, -1)
         n = xl.shape[-1]
@@ -108,38 +123,41 @@ class Prod(Function):
     node_name = "ProdBackward1"
 
     @staticmethod
-    def forward(ctx, x, dims, keepdim):
+    def forward(ctx, x, dim, keepdim):
+        """The product along dim (an int), or of everything (dim None)."""
         ctx.save_for_backward(x)
-        ctx.dims, ctx.keepdim = dims, keepdim
-        return x.device.xp.asarray(_int64(x._data).prod(axis=dims, keepdims=keepdim))
+        ctx.dim, ctx.keepdim = dim, keepdim
+        return x.device.xp.asarray(_int64(x._data).prod(axis=dim, keepdims=keepdim))
 
     @staticmethod
     def backward(ctx, grad):
-        """d prod / d x_i = product of the other elements. With no zero that is prod / x_i; with
-        zeros it is written so that its own derivative is right too: the nonzero part P, times
-        the zeros' product Z (value 0 or 1) for nonzero x_i; P times the other zero (when there
-        are exactly two) or P alone (exactly one) for a zero x_i."""
-        from .select import where
+        """torch's prod_backward: prod / x_i when no element of x is zero (nan and inf then
+        spread as in torch); otherwise the product of the others, as running products from
+        each side (prod_safe_zeros_backward), whose own derivative is right too. The whole
+        product with two zeros or more and no graph to record is all zeros (as torch)."""
         (x,) = ctx.saved_tensors
-        dims, keep = ctx.dims, ctx.keepdim
-        if not keep and dims and x.ndim:
-            grad = grad.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
-        zero = x == 0
-        x_nz = where(zero, 1.0, x)
-        p = _prod(x_nz, dims)
-        zeros = zero.sum(dims, keepdim=True) if dims else zero.long()
-        z = _prod(where(zero, x, 1.0), dims)
-        s = where(zero, x, 0.0).sum(dims, keepdim=True) if dims else where(zero, x, 0.0)
-        at_zero = p * where(zeros == 1, 1.0, where(zeros == 2, s - x, 0.0))
-        return grad * where(zero, at_zero, p / x_nz * z), None, None
+        dim = ctx.dim
+        if x.ndim == 0:
+            return grad, None, None
+        if dim is not None and not ctx.keepdim:
+            grad = grad.unsqueeze(dim)
+        zeros = int((x._data == 0).sum())
+        if not zeros:
+            return grad * (Prod.apply(x, dim, dim is not None) / x), None, None
+        if dim is None and zeros > 1 and not mode.enabled:
+            return zeros_like(x), None, None
+        from .join import cat
+        flat = x.reshape(-1) if dim is None else x
+        d = 0 if dim is None else dim
+        n = flat.shape[d]
+        one = ones_like(flat.narrow(d, 0, 1))
+        before = cat([one, flat.narrow(d, 0, n - 1)], d).cumprod(d)
+        after = cat([one, flat.narrow(d, 1, n - 1).flip(d)], d).cumprod(d).flip(d)
+        return grad * (before * after).reshape(x.shape), None, None
 
 
 class ProdAll(Prod):
     node_name = "ProdBackward0"
-
-
-def _prod(x, dims):
-    return Prod.apply(x, dims, True) if dims else x
 
 
 @tensor_method("prod")
@@ -151,8 +169,9 @@ def prod(input, dim=None, keepdim=False, dtype=None):
         return prod(input.to(dtype), dim, keepdim).to(dtype)
     nd = input._data.ndim
     if dim is None:
-        return ProdAll.apply(input, tuple(range(nd)), False)
+        return ProdAll.apply(input, None, False)
     if not isinstance(dim, int):
         raise TypeError(f"prod: dim must be a single int, got {dim!r} (torch.prod reduces one "
                         "dim at a time).")
-    return Prod.apply(input, _dims(dim, nd), keepdim)
+    dims = _dims(dim, nd)            # () for a 0-d input: the whole (one element)
+    return Prod.apply(input, dims[0] if dims else None, keepdim)

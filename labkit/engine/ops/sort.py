@@ -60,6 +60,12 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _rt.sort(*Sort.apply(input, dim, bool(descending), None))
 
 
+@tensor_method("msort")
+def msort(input):
+    """The values sorted along the first dim (torch.msort = sort(dim=0).values)."""
+    return sort(input, 0).values
+
+
 @tensor_method("argsort")
 def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending).indices
@@ -69,10 +75,14 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) elements along dim, with their indices, largest first."""
     dim = _one_dim(dim, input._data.ndim, "topk")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU (as torch); convert "
+                           "first: x.long().topk(...).")
     n = input._data.shape[dim] if input._data.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"topk: k ({k}) is out of range for dimension {dim} of size {n} "
                            f"(shape {tuple(input.shape)}); k must be in 0..{n}.")
-    return _rt.topk(*TopK.apply(input, dim, bool(largest), int(k)))
+    # a 0-d input gives its element whatever k (0 or 1), as torch
+    return _rt.topk(*TopK.apply(input, dim, bool(largest), int(k) if input._data.ndim else None))
 
 

@@ -1,0 +1,234 @@
+"""What the autograd fuzzer (tests/fuzz/test_fuzz_autograd.py) found, each pinned against torch
+2.13: values, gradients for a random upstream gradient, second derivatives (create_graph), and
+the exception class where torch raises. The seed is the explorer's hypothesis seed."""
+import math
+
+import numpy as np
+import pytest
+
+import labkit
+
+from snippets import check
+
+torch = pytest.importorskip("torch")
+
+nan, inf = math.nan, math.inf
+
+
+def derivatives(L, arr, f, create_graph):
+    """f(x), its gradient for a fixed upstream gradient, and (create_graph) the gradient of
+    sum(grad * w), in float64."""
+    x = L.tensor(np.asarray(arr, dtype=np.float64), requires_grad=True)
+    y = f(L, x)
+    up = L.tensor(np.linspace(0.5, 1.5, y.numel()).reshape(tuple(y.shape)))
+    (g,) = L.autograd.grad(y, [x], up, create_graph=create_graph)
+    out = [y.detach().numpy(), g.detach().numpy()]
+    if create_graph and g.requires_grad:
+        w = L.tensor(np.linspace(-1, 1, g.numel()).reshape(tuple(g.shape)))
+        (gg,) = L.autograd.grad((g * w).sum(), [x], allow_unused=True)
+        out.append(np.zeros(x.shape) if gg is None else gg.numpy())
+    return out
+
+
+def same_derivatives(arr, f, create_graph=False):
+    with np.errstate(all="ignore"):
+        mine = derivatives(labkit, arr, f, create_graph)
+        ref = derivatives(torch, arr, f, create_graph)
+    assert len(mine) == len(ref)
+    for k, (m, r) in enumerate(zip(mine, ref)):
+        assert m.shape == r.shape, (k, m.shape, r.shape)
+        np.testing.assert_allclose(m, r, rtol=1e-9, atol=1e-12, equal_nan=True,
+                                   err_msg=f"derivative {k}")
+
+
+WITH_ZEROS = [[nan, 1.0, -1.0, 0.0], [inf, -inf, 0.0, 1.0], [-inf, -inf, 2.0, 0.0],
+              [[0.0, 2.0], [1.0, nan]], [[0.0, 0.0, 1.0], [inf, 2.0, 0.0]], [0.0, 2.0, 0.0, 3.0],
+              [[3.0, 0.0, 0.0, 3.0], [0.0, 3.0, -0.5, 3.0]]]
+PRODS = {"prod": lambda L, x: x.prod(), "prod_dim": lambda L, x: x.prod(0),
+         "prod_keepdim": lambda L, x: x.prod(-1, keepdim=True)}
+
+
+@pytest.mark.parametrize("name", sorted(PRODS))
+@pytest.mark.parametrize("arr", WITH_ZEROS)
+def test_prod_gradient_follows_torchs_cases_with_zeros_and_nan(name, arr):
+    """[nan, 1, -1, 0].prod(): torch's gradient at the nan is the product of the others (-0),
+    labkit gave nan everywhere (prod / x times the zeros' product). torch: prod / x without
+    zeros, else running products from both sides; its derivative too (found with seed 2's
+    special values)."""
+    same_derivatives(arr, PRODS[name])
+    same_derivatives(arr, PRODS[name], create_graph=True)
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("arr", WITH_ZEROS)
+def test_cumprod_gradient_with_zeros_follows_torchs_o_n_formula(dim, arr):
+    """[nan, 1, -1, 0].cumprod(0): torch gives nan at the nan (y_i / x_k up to the first zero),
+    labkit gave 1 (the products of the others, computed directly); [inf, -inf, 0, 1]: torch 0
+    after the first zero, labkit nan."""
+    same_derivatives(arr, lambda L, x: x.cumprod(dim))
+
+
+@pytest.mark.parametrize("arr", [[[0.0, 2.0, 0.0, 3.0], [1.0, 0.0, 2.0, 0.5]],
+                                 [[3.0, -0.5, 0.0, 0.0], [0.0, -0.5, 0.0, 2.0]]])
+def test_cumprod_second_derivative_with_zeros(arr):
+    """create_graph=True: the products of the others, so that the second derivative is right."""
+    same_derivatives(arr, lambda L, x: x.cumprod(-1), create_graph=True)
+
+
+@pytest.mark.parametrize("mode, pad, value", [
+    ("constant", (0, 2), None), ("constant", (1, 0), 2.0), ("constant", (1, 1, 0, 1), None),
+    ("constant", (-1, 1), None), ("reflect", (1, 1), None), ("replicate", (2, 1), None),
+    ("circular", (1, 1, 1, 0), None)])
+def test_pad_keeps_inf_and_nan_where_they_are(mode, pad, value):
+    """F.pad([inf, -inf, nan, 1], (0, 2)) was all nan: padding was a matrix product, and
+    inf * 0 = nan spread to every element (seed 3: max_dim, gather, take, pad)."""
+    check(f"x = L.tensor([[[1.0, {inf!r}], [{nan!r}, 2.0]], [[-{inf!r}, 0.5], [3.0, 4.0]]], "
+          f"dtype=L.float64, requires_grad=True)\n"
+          f"out = L.nn.functional.pad(x, {pad}, mode={mode!r}, value={value})\n"
+          f"leaves = [x]".replace("inf", "float('inf')").replace("nan", "float('nan')"))
+
+
+@pytest.mark.parametrize("a, b", [(0.0, 0.0), (1e-200, 0.0), (inf, 1.0), (0.0, inf), (1.0, 2.0)])
+def test_atan2_gradient_is_zero_at_the_origin(a, b):
+    """atan2(x + x, x) at 0: torch's gradient is 0 (no gradient where the radius is 0), labkit
+    gave nan (0 / 0) (seed 3)."""
+    for L in (torch, labkit):
+        x = L.tensor(a, dtype=L.float64, requires_grad=True)
+        y = L.tensor(b, dtype=L.float64, requires_grad=True)
+        if L is torch:
+            ref = [g.numpy() for g in L.autograd.grad(L.atan2(x, y), [x, y])]
+        else:
+            mine = [g.numpy() for g in L.autograd.grad(L.atan2(x, y), [x, y])]
+    np.testing.assert_allclose(mine, ref, equal_nan=True)
+
+
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("weight", [None, [1.0, 2.0]])
+@pytest.mark.parametrize("target, scores", [
+    ("0", [0.0, 2.0]), ("[0, 0, 0]", [[0.0, 2.0], [1.0, 3.0], [4.0, 5.0]]),
+    ("[0, 1, 1]", [[-math.inf, 2.0], [1.0, 3.0], [4.0, 5.0]])])
+def test_cross_entropy_with_every_target_ignored_is_nan_with_zero_gradient(target, scores, weight,
+                                                                           smoothing):
+    """The mean over no rows is nan (0 / 0) in both; torch's gradient is 0, labkit's was nan
+    (d(s / 0) = inf times 0); an ignored row holding -inf made the whole loss nan (seed 11,
+    second derivatives)."""
+    w = "None" if weight is None else f"L.tensor({weight}, dtype=L.float64)"
+    for reduction in ("mean", "sum", "none"):
+        code = (f"x = L.tensor({scores!r}, dtype=L.float64, requires_grad=True)\n"
+                f"out = L.nn.functional.cross_entropy(x, L.tensor({target}), ignore_index=0, "
+                f"weight={w}, reduction={reduction!r}, label_smoothing={smoothing})\n"
+                "leaves = [x]").replace("-inf", "-float('inf')")
+        check(code)
+    same_derivatives(scores, lambda L, x: L.nn.functional.cross_entropy(
+        x, L.tensor(eval(target)), ignore_index=0, label_smoothing=smoothing,
+        weight=None if weight is None else L.tensor(weight, dtype=L.float64)),
+        create_graph=True)
+
+
+ERRORS_AND_EDGES = [
+    # copy_ from a source that only numpy broadcasts (it drops leading 1s): torch refuses
+    # (seed 1: mode, select, copy_)
+    "out = L.zeros(()).copy_(L.ones(1))",
+    "out = L.zeros(2).copy_(L.ones(1, 2))",
+    "out = L.zeros(()).copy_(L.ones(1, 1))",
+    "out = L.zeros(2, 3).copy_(L.ones(2, 1))",
+    "out = L.zeros(0, 3).copy_(L.ones(1, 1))",
+    # neg_ of a bool tensor: RuntimeError, as neg (was numpy's TypeError; seed 1)
+    "out = L.tensor([True, False]).neg_()",
+    # take_along_dim: a 0-d input has no dim 0 (was ZeroDivisionError), dim out of range
+    # (was wrapped silently; seed 1)
+    "out = L.take_along_dim(L.tensor(1.0), L.tensor(0), 0)",
+    "out = L.take_along_dim(L.tensor([1.0]), L.tensor([0]), 3)",
+    "out = L.take_along_dim(L.tensor(1.0), L.tensor(0))",
+    # topk: bool refused; a 0-d input gives its element whatever k (seed 2)
+    "out = L.tensor([True]).topk(1)",
+    "x = L.tensor(1.5, requires_grad=True); out = x.topk(0); leaves = [x]",
+    "x = L.tensor(1.5, requires_grad=True); out = x.topk(1); leaves = [x]",
+    # logcumsumexp: integer inputs refused (NotImplementedError), a size-0 dim is fine (seed 3)
+    "out = L.tensor([1, 2]).logcumsumexp(0)",
+    "out = L.tensor([True]).logcumsumexp(0)",
+    "x = L.zeros(0, 0, requires_grad=True); out = x.logcumsumexp(1); leaves = [x]",
+    "out = L.tensor(1.0).logcumsumexp(1)",
+    # frac of an integer tensor: NotImplementedError (seed 3)
+    "out = L.tensor([1, 2]).frac()",
+    # in place on an empty expanded view writes nothing: torch accepts (seed 11)
+    "x = L.zeros(3, 0); v = x.expand(2, 3, 0); v.sub_(1); out = v",
+    "x = L.zeros(3, 0); v = x.expand(2, 3, 0); v.sub_(L.ones(5)); out = v",
+    "x = L.zeros(3, 0); v = x.expand(2, 3, 0); v.fill_(2); out = v",
+]
+
+
+@pytest.mark.parametrize("code", ERRORS_AND_EDGES)
+def test_errors_and_edge_cases_as_torch(code):
+    check(code)
+
+
+@pytest.mark.parametrize("mode, pad", [("constant", (1, 2)), ("reflect", (2, 1)),
+                                       ("replicate", (1, 1)), ("circular", (1, 2))])
+def test_pad_gradient_goes_back_by_index(mode, pad):
+    """An inf in the upstream gradient at a padded position: torch's gradient is finite
+    elsewhere (a slice, summed where reflect/replicate copied); the transposed matrix product
+    spread nan to every element (seed 20: pad, var, float)."""
+    out = []
+    for L in (torch, labkit):
+        x = L.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.pad(x, pad, mode=mode)
+        up = L.tensor(np.linspace(-1.0, 2.0, y.numel()).reshape(tuple(y.shape)))
+        up[0, 0] = inf
+        (g,) = L.autograd.grad(y, [x], up)
+        out.append((y.detach().numpy(), g.numpy()))
+    np.testing.assert_allclose(out[1][0], out[0][0])
+    np.testing.assert_allclose(out[1][1], out[0][1], equal_nan=True)
+
+
+@pytest.mark.parametrize("shape, groups", [((1, 1), 1), ((1, 2), 2), ((1, 1, 1), 1), ((2, 1), 1),
+                                           ((3, 1), 2), ((1, 1, 2), 1), ((0, 2, 3), 2)])
+def test_group_norm_needs_more_than_one_value_per_group(shape, groups):
+    """torch checks the batch like batch_norm: one value per group is a ValueError, labkit
+    returned zeros (seed 20: relu, group_norm)."""
+    check(f"x = L.linspace(-1, 1, {math.prod(shape)}, dtype=L.float64).reshape({shape})"
+          f".requires_grad_()\nout = L.nn.functional.group_norm(x, {groups})\nleaves = [x]")
+
+
+@pytest.mark.parametrize("fn", ["elu", "celu", "selu"])
+def test_elu_family_second_derivative_is_zero_at_zero(fn):
+    """elu(x)'s slope alpha * exp(min(x, 0)) went through clamp, whose gradient passes at the
+    boundary: the second derivative at x = 0 was alpha * grad, torch's 0 (seed 31)."""
+    same_derivatives([1.0, -1.0, 0.0, 2.0, 0.0],
+                     lambda L, x: getattr(L.nn.functional, fn)(x), create_graph=True)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.5, -1.0, 3.0])
+@pytest.mark.parametrize("arr", [[0.0, 1.0, -2.0], [0.0, 0.0, 3.0], [1.0, 2.0, -0.5]])
+def test_p_norm_gradient_is_zero_at_a_zero_element(p, arr):
+    """x.norm(1.5) with a zero in x: torch's gradient there is 0 (sgn(x) |x|^(p-1)); labkit's
+    x * |x|^(p-2) was 0 * inf = nan (found probing the fuzzer's special values)."""
+    same_derivatives(arr, lambda L, x: x.norm(p), create_graph=True)
+    same_derivatives(arr, lambda L, x: L.linalg.vector_norm(x, p))
+
+
+@pytest.mark.parametrize("shape, pad", [((0,), (-1, 1)), ((2,), (-3, 1)), ((2,), (-2, 1)),
+                                        ((2, 0), (1, -1)), ((1, 2), (-1, -1))])
+def test_negative_padding_cannot_crop_more_than_the_dim(shape, pad):
+    """F.pad(x of size 0, (-1, 1)): torch crops first and refuses (narrow: negative length);
+    labkit returned an empty tensor (seed 30: take, div, pad)."""
+    check(f"out = L.nn.functional.pad(L.ones({shape}), {pad})")
+
+
+@pytest.mark.parametrize("code", [
+    "out = L.tensor(2.0).prod(1)",                   # was accepted (the 0-d fast path)
+    "x = L.tensor(2.0, requires_grad=True); out = x.prod(-1, keepdim=True); leaves = [x]",
+    "out = L.tensor(2.0).amax([0, -1])",             # dim 0 named twice on a 0-d tensor
+    "out = L.tensor(2.0).sum((0, -1))",
+    "out = L.tensor(2.0).logsumexp((0, -1))",
+    "out = L.tensor(2.0).cummin(1)",                 # cummax/cummin checked no dim on 0-d
+    "out = L.tensor(2.0).cummax(-2)",
+    "x = L.tensor([[1.0, 0.0, 3.0], [2.0, 2.0, 0.0]], requires_grad=True); out = x.msort(); "
+    "leaves = [x]",
+    "out = L.msort(L.tensor([[1, 0, 3], [2, 2, 0]], dtype=L.int8))",
+    "out = L.zeros(0, 3).msort()",
+])
+def test_reduction_dims_on_0d_tensors_and_msort(code):
+    """A sweep of every reduction over every dtype, size-0 and 0-d inputs (values, dtypes): these
+    were the differences left (torch refuses, or labkit lacked msort)."""
+    check(code)
