@@ -223,3 +223,31 @@ def test_a_0d_tensor_still_takes_none_ellipsis_and_bool():
     for idx in (None, Ellipsis, True, (None, None)):
         mine, theirs = labkit.tensor(1.5)[idx], torch.tensor(1.5)[idx]
         assert tuple(mine.shape) == tuple(theirs.shape) and mine.tolist() == theirs.tolist()
+
+
+# --- linspace counts as torch's kernel counts (Atcold's tanh plot: linspace(-10, 10, 101)) --
+LINSPACE = [(-10, 10, 101), (0, 1, 5), (3, 8, 20), (-36.1, -35.8, 37), (5.7, -2.1, 7), (0, 1, 1),
+            (2, 3, 0), (1e-3, 1e3, 33), (-1, 1, 2), (0.1, 0.7, 64)]
+
+
+@pytest.mark.parametrize("start,end,steps", LINSPACE)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_matches_torch_bit_for_bit(start, end, steps, dtype):
+    mine = labkit.linspace(start, end, steps, dtype=getattr(labkit, dtype))
+    theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+    assert lib_dtype(mine) == dtype
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("start,end,steps", [(0, 10, 5), (0.5, 9.9, 12), (200, 3, 7)])
+def test_linspace_integer_dtypes_truncate_the_ends_first(start, end, steps):
+    for dt in ("int64", "uint8"):
+        mine = labkit.linspace(start, end, steps, dtype=getattr(labkit, dt))
+        theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dt))
+        assert mine.tolist() == theirs.tolist() and lib_dtype(mine) == dt
+
+
+def test_linspace_refuses_negative_steps():
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+            lib.linspace(0, 1, -1)
