@@ -97,11 +97,12 @@ from .engine.ops.special_math import (copysign, deg2rad, exp2, float_power, fmax
                                       fmod, heaviside, hypot, logit, rad2deg, sgn, signbit,
                                       sinc, xlogy)
 from .engine.ops.cumulative_extra import cummax, cummin, logcumsumexp  # noqa: F401,E402
+from .engine.ops.igamma import igamma, igammac  # noqa: F401,E402
 from .engine.ops.detach import detach_  # noqa: F401,E402
 from ._torch_functions import *  # noqa: F401,F403,E402  (torch.multiply, torch.acosh, torch.mv ...)
 from ._torch_nn_functions import *  # noqa: F401,F403,E402  (torch.layer_norm, torch.dropout ...)
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
-from . import backends, distributions  # noqa: F401,E402
+from . import backends  # noqa: F401,E402  (labkit.distributions loads on first use)
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa
                        get_num_threads, is_deterministic_algorithms_warn_only_enabled,
                        set_num_interop_threads, set_num_threads, use_deterministic_algorithms)
@@ -128,7 +129,7 @@ def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
     if name in ("viz", "jit", "onnx", "bench", "func", "export", "distributed", "profiler",
-                "special"):
+                "special", "distributions", "_dynamo", "_inductor"):
         import importlib
         return importlib.import_module("." + name, __name__)
     if name == "cond":                    # the explicit branch op of labkit.export

@@ -68,6 +68,14 @@ class Archive:
                 raise
             raise self.fail(f"it is damaged ({type(e).__name__}: {e})") from None
 
+    def _data_offset(self, info):
+        """Where an entry's bytes start in the file: after its local header (30 bytes, then
+        the name and the extra field, whose lengths the header gives)."""
+        self._fh.seek(info.header_offset)
+        head = self._fh.read(30)
+        return info.header_offset + 30 + int.from_bytes(head[26:28], "little") + \
+            int.from_bytes(head[28:30], "little")
+
     def fail(self, problem):
         """The one error for a bad file: says which file, and what is wrong with it."""
         return self.error(f"{self.what}: refusing {self.file}: {problem.rstrip('.')}.")
@@ -163,9 +171,11 @@ class Archive:
             raise self.fail(f"its JSON has the key {dup!r} twice in one object")
         return out
 
-    def npy(self, name, dtype=None, shape=None, fortran_ok=True):
+    def npy(self, name, dtype=None, shape=None, fortran_ok=True, mmap=False):
         """An entry's array (numpy .npy format), checked against the expected dtype and shape
-        when given; never an object array, never pickle."""
+        when given; never an object array, never pickle. mmap=True (an archive opened from a
+        path, entries stored uncompressed): a copy-on-write memory map of the file instead of
+        a read, so pages load when touched and writes never reach the file (torch's mmap)."""
         info = self.infos[name]
         try:
             with self.zip.open(info) as fp:
@@ -191,6 +201,11 @@ class Archive:
                 if fp.tell() + nbytes != info.file_size:
                     raise self.fail(f"{name} does not hold as many bytes as its header says "
                                     "(truncated or padded)")
+                if mmap and nbytes and file_dtype.isnative and \
+                        info.compress_type == zipfile.ZIP_STORED:
+                    return np.memmap(self._fh.name, file_dtype, "c", self._data_offset(info)
+                                     + fp.tell(), tuple(file_shape),
+                                     "F" if fortran else "C").view(np.ndarray)
                 buf = np.empty(nbytes, np.uint8)
                 if fp.readinto(memoryview(buf)) != nbytes or fp.read(1):   # read(1): CRC
                     raise self.fail(f"{name} is not as long as its header says")

@@ -13,6 +13,7 @@ CheckpointError that names the file and says what is wrong.
 """
 import json
 import math
+import os
 import re
 import zipfile
 
@@ -133,6 +134,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     the tensor to use (or None for the default).
     weights_only: labkit only ever loads data, so True (torch's default) is what it always
     does; False is refused, because the code it would allow is exactly what labkit never runs.
+    mmap=True maps the arrays from the file (copy-on-write) instead of reading them: a large
+    checkpoint loads at once and takes memory only as its tensors are used.
     """
     if weights_only is False or pickle_module is not None:
         raise ValueError(
@@ -141,8 +144,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             "labkit never unpickles: its checkpoints hold only data (tensors, arrays, numbers, "
             "strings, containers), which is what weights_only=True (the default) loads. Drop "
             "the argument. For a pickle you trust, load it with the library that wrote it.")
-    if mmap:
-        raise ValueError("load: mmap=True is not supported; labkit reads the arrays into memory.")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if not (map_location is None or callable(map_location)
             or isinstance(map_location, (str, Device, dict))):
         raise TypeError(f"load: map_location must be None, a device ('cpu', 'cuda:0'), a dict "
@@ -151,7 +154,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with Archive(f, "load", "labkit checkpoint", CheckpointError, allowed=_allowed,
                  required=(_META,)) as ar:
         meta = _read_meta(ar)
-        arrays = [_read_array(ar, i, m) for i, m in enumerate(meta["tensors"])]
+        arrays = [_read_array(ar, i, m, mmap) for i, m in enumerate(meta["tensors"])]
         made = {}
 
         def tensor(i):
@@ -193,7 +196,7 @@ def _read_meta(ar):
     return meta
 
 
-def _read_array(ar, i, m):
+def _read_array(ar, i, m, mmap=False):
     if (not isinstance(m, dict) or set(m) != {"dtype", "shape", "device", "requires_grad",
                                               "parameter"}
             or m["dtype"] not in _DTYPES or not isinstance(m["shape"], list)
@@ -208,7 +211,7 @@ def _read_array(ar, i, m):
     if math.prod(m["shape"]) * np.dtype(stored).itemsize > info.file_size:
         raise ar.fail(f"{name} does not hold the array of shape {tuple(m['shape'])} that "
                       "labkit.json describes")
-    arr = ar.npy(name, stored, m["shape"], fortran_ok=False)
+    arr = ar.npy(name, stored, m["shape"], fortran_ok=False, mmap=mmap)
     return arr.view(_dt.bfloat16.np) if bits else arr
 
 

@@ -4,6 +4,7 @@ import math
 
 from .engine.ops.erf import erf
 from .engine.ops.gamma import digamma, erfc, erfinv, lgamma as gammaln, mvlgamma, polygamma
+from .engine.ops.igamma import igamma as gammainc, igammac as gammaincc  # noqa: F401
 from .engine.ops.math import expm1, log1p, round
 from .engine.ops.norm import logsumexp
 from .engine.ops.softmax import log_softmax as _log_softmax, softmax as _softmax

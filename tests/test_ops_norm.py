@@ -74,11 +74,15 @@ def test_norm_dtypes():
         labkit.ones(3, dtype=labkit.int64).norm()
 
 
-def test_unsupported_matrix_norms_say_so():
-    with pytest.raises(NotImplementedError, match="nuc"):
-        labkit.linalg.norm(labkit.ones(2, 2), "nuc")
-    with pytest.raises(NotImplementedError, match="singular"):
-        labkit.linalg.matrix_norm(labkit.ones(2, 2), 2)
+@pytest.mark.parametrize("ord", ["nuc", 2, -2])
+def test_singular_value_matrix_norms_match_torch(ord):
+    """The nuclear and spectral norms (sums / extremes of the singular values, linalg.svd)."""
+    torch = pytest.importorskip("torch")
+    a = [[1.0, 2.0], [3.0, 4.0]]
+    for fn in ("norm", "matrix_norm"):
+        mine = getattr(labkit.linalg, fn)(labkit.tensor(a), ord)
+        ref = getattr(torch.linalg, fn)(torch.tensor(a), ord)
+        np.testing.assert_allclose(mine.numpy(), ref.numpy(), rtol=1e-6)
 
 
 @pytest.mark.parametrize("data", [

@@ -70,3 +70,20 @@ def test_generalized_pareto(conc):
         return outputs(d, x, props=("mean", "variance", "mode"), cdf=True, icdf=u) + (
             d.log_survival_function(x), d.log_cdf(x))
     compare(build, [loc, scale, c, x, rng(10).uniform(0.05, 0.95, (3,))], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("pair", ["lowrank-lowrank", "mvn-lowrank", "lowrank-mvn"])
+def test_kl_with_low_rank_normals(pair):
+    loc1, loc2 = rng(11).standard_normal((2, 4)), rng(12).standard_normal((4,))
+    W1, W2 = rng(13).standard_normal((2, 4, 2)), rng(14).standard_normal((4, 3))
+    D1, D2 = rng(15).uniform(0.5, 2, (2, 4)), rng(16).uniform(0.5, 2, (4,))
+
+    def build(lib, l1, W1, D1, l2, W2, D2):
+        D = lib.distributions
+        lr1, lr2 = D.LowRankMultivariateNormal(l1, W1, D1), D.LowRankMultivariateNormal(l2, W2, D2)
+        mvn1 = D.MultivariateNormal(l1, covariance_matrix=W1 @ W1.mT + D1.diag_embed())
+        mvn2 = D.MultivariateNormal(l2, covariance_matrix=W2 @ W2.mT + D2.diag_embed())
+        p, q = {"lowrank-lowrank": (lr1, lr2), "mvn-lowrank": (mvn1, lr2),
+                "lowrank-mvn": (lr1, mvn2)}[pair]
+        return D.kl_divergence(p, q)
+    compare(build, [loc1, W1, D1, loc2, W2, D2], rtol=1e-6)

@@ -22,13 +22,15 @@ def _t(lib, name, *args):
     ("SoftplusTransform", (), X), ("PowerTransform", (2.5,), POSX),
     ("AffineTransform", (0.5, -2.0), X), ("StickBreakingTransform", (), X),
     ("LowerCholeskyTransform", (), rng(2).uniform(-1, 1, (2, 3, 3))),
+    ("CorrCholeskyTransform", (), X), ("SoftmaxTransform", (), X),
+    ("PositiveDefiniteTransform", (), rng(3).uniform(-1, 1, (2, 3, 3))),
 ])
 def test_forward_inverse_log_abs_det_jacobian(name, args, data):
     def build(lib, x):
         t = _t(lib, name, *args)
         y = t(x)
         out = [y, t.inv(y)]
-        if name != "LowerCholeskyTransform":
+        if name not in ("LowerCholeskyTransform", "SoftmaxTransform", "PositiveDefiniteTransform"):
             out.append(t.log_abs_det_jacobian(x, y))
         return tuple(out)
     compare(build, [data], rtol=1e-6)

@@ -68,3 +68,18 @@ def test_errors(make):
             make(lib)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2)])
+def test_householder_product_of_geqrf(shape):
+    """The reflectors geqrf stores give Q back; gradients through A and tau."""
+    a, tau = torch.geqrf(torch.tensor(rand_array(shape, 7)))
+    check_op(lambda a, t: labkit.linalg.householder_product(a, t),
+             lambda a, t: torch.linalg.householder_product(a, t),
+             [a.numpy(), tau.numpy()], rtol=1e-9, atol=1e-10)
+    msgs = []
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError) as info:
+            lib.linalg.householder_product(lib.ones(2, 3), lib.ones(2))
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -111,3 +111,12 @@ def test_errors(make, exc):
             make(lib)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+def test_only_singular_values_used_with_repeated_values():
+    """Only S in the loss: the gradient is U diag(gS) Vh, finite even where singular values
+    repeat (here all zero), because the unused U and Vh get no gradient (not zeros)."""
+    for A in (np.zeros((3, 3)), np.eye(3), np.diag([2.0, 2.0, 1.0])):
+        def f(lib, a):
+            return lib.linalg.svd(a)[1].sum() + lib.linalg.svdvals(a).pow(2).sum()
+        check_op(lambda a: f(labkit, a), lambda a: f(torch, a), [A], rtol=1e-9, atol=1e-12)

@@ -143,3 +143,21 @@ def test_singular_inverse_raises_linalg_error():
         with pytest.raises(lib.linalg.LinAlgError):
             lib.linalg.inv(lib.zeros(2, 2))
         assert issubclass(lib.linalg.LinAlgError, RuntimeError)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.linalg.inv(lib.ones(2, 2, dtype=lib.int64)),
+    lambda lib: lib.linalg.inv(lib.ones(2, 2, dtype=lib.float16)),
+    lambda lib: lib.linalg.det(lib.ones(2, 3)),
+    lambda lib: lib.linalg.cholesky(lib.ones(3)),
+    lambda lib: lib.linalg.eigh(lib.ones(2, 2, dtype=lib.int32)),
+    lambda lib: lib.linalg.solve_triangular(lib.ones(2, 2, dtype=lib.int64),
+                                            lib.ones(2, 2, dtype=lib.int64), upper=True),
+])
+def test_dtype_and_shape_errors_are_torchs(make):
+    errors = []
+    for lib in (labkit, torch):
+        with pytest.raises(Exception) as info:
+            make(lib)
+        errors.append(info.value)
+    assert type(errors[0]) is type(errors[1]) and str(errors[0]) == str(errors[1])

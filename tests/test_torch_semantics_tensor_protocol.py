@@ -37,6 +37,9 @@ CASES = [
     "x = L.zeros(3); y = x.view(L.int32); y[0] = 1065353216; out = (x, x._version)",
     "x = L.arange(6., requires_grad=True); out = x.view(L.int32).requires_grad",
     "out = L.tensor(2**63)", "out = L.tensor([2**63 - 1])",
+    "out = L.ones(1, device='meta').item()", "out = bool(L.ones(1, device='meta'))",
+    "out = float(L.ones(1, device='meta'))", "out = L.ones(2, device='meta').tolist()",
+    "out = L.ones(2, device='meta').numpy()", "out = str(L.Tensor(L.ones(2, device='meta')).device)",
 ]
 
 

@@ -17,7 +17,19 @@ _X86 = ("float32 draws of 16 or more normals equal torch's where torch runs its 
 _CUDA = ("a cuda generator draws on the host (the CPU stream's numbers, then moved), not "
          "torch's cuda (Philox) stream")
 
+_OWN_DRAWS = ("samples come from labkit's generator (reproducible with labkit.manual_seed) but are "
+              "not torch's numbers; log_prob, moments and kl equal torch's, and the implicit "
+              "rsample gradients of the gamma family are summed exactly where torch fits an "
+              "approximation (they agree to about 1e-3)")
+_DET = ("the gradient at a singular matrix is adj(A)^T, as torch gives with create_graph=True "
+        "(torch 2.13's first-order path gives zeros there)")
 DIFFERENCES = {
+    **{f"torch.distributions.{n}": _OWN_DRAWS for n in (
+        "Gamma", "Chi2", "Beta", "Dirichlet", "StudentT", "Poisson", "Binomial", "NegativeBinomial",
+        "InverseGamma", "FisherSnedecor", "Wishart", "LKJCholesky", "VonMises")},
+    "torch.linalg.det": _DET,
+    "torch.det": _DET,
+    "torch.Tensor.det": _DET,
     "torch.save": "writes labkit's zip of .npy files + JSON (never pickle); torch cannot read "
                   "it and labkit cannot read torch's files",
     "torch.load": "reads only labkit's format and never unpickles, so loading cannot run code",
@@ -49,6 +61,10 @@ REASONS = [
      r"per_channel|per_tensor", "quantized tensors are out of scope"),
     (r"complex|Complex|view_as_real|(^|\.)conj|polar|(^|\.)angle$|(^|\.)real$|(^|\.)imag$|"
      r"cfloat|cdouble|chalf", "complex numbers are out of scope"),
+    (r"^torch\.linalg\.(eig|eigvals)$", "its eigenvalues are complex: complex numbers are out of "
+     "scope (eigh / eigvalsh cover symmetric matrices)"),
+    (r"^torch\.linalg\.ldl_", "LDL^T with Bunch-Kaufman pivoting has no numpy LAPACK binding; "
+     "use cholesky or lu"),
     (r"Storage|storage|(^|\.)[A-Z][a-z]*Tensor$|data_ptr|untyped",
      "storages and legacy typed-tensor classes: labkit tensors wrap numpy/cupy arrays"),
     (r"(^|\.)sym_|Sym[A-Z]|compile|_dynamo|(^|\.)export|(^|\.)cond$|vmap|(^|\.)fx",

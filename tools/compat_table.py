@@ -55,7 +55,8 @@ CLASSES = ["torch.Tensor", "torch.nn.Module", "torch.optim.Optimizer"]
 # the namespaces of the table, in its order
 ORDER = ["torch", "torch.Tensor", "torch.nn", "torch.nn.Module", "torch.nn.functional",
          "torch.nn.init", "torch.nn.utils", "torch.optim", "torch.optim.Optimizer",
-         "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd", "torch.distributions"]
+         "torch.optim.lr_scheduler", "torch.utils.data", "torch.autograd", "torch.linalg",
+         "torch.distributions"]
 # submodules a course meets that the namespace's __all__ leaves out
 SUBMODULES = {
     "torch": ["accelerator", "amp", "autograd", "backends", "cuda", "distributed",

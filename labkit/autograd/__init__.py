@@ -4,9 +4,10 @@ from ..engine import (Function, GradcheckError, backward, detect_anomaly, gradch
                       is_anomaly_enabled, set_detect_anomaly)
 from ..engine.function import Node  # noqa: F401
 from ..engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
-from . import function, functional  # noqa: F401
+from . import forward_ad, function, functional, profiler  # noqa: F401
 from .function import once_differentiable  # noqa: F401
 from .gradgradcheck import gradgradcheck  # noqa: F401
+from .gradcheck_ad import gradcheck  # noqa: F401,E402  (with check_forward_ad=...)
 from ..legacy import Variable  # noqa: F401,E402  (deprecated alias, as torch.autograd.Variable)
 
 # a torch API that labkit lacks is named as such in the AttributeError

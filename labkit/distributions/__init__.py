@@ -29,7 +29,9 @@ from .gumbel import Gumbel  # noqa: F401
 from .independent import Independent  # noqa: F401
 from .inverse_gamma import InverseGamma, LogisticNormal  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
+from . import kl_lowrank  # noqa: F401,E402  (registers its kl pairs)
 from .kumaraswamy import Kumaraswamy  # noqa: F401
+from .lkj_cholesky import LKJCholesky  # noqa: F401
 from .laplace import Laplace  # noqa: F401
 from .log_normal import HalfCauchy, HalfNormal, LogNormal  # noqa: F401
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: F401
@@ -45,6 +47,8 @@ from .student_t import StudentT  # noqa: F401
 from .transformed_distribution import TransformedDistribution  # noqa: F401
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform  # noqa: F401
+from .von_mises import VonMises  # noqa: F401
+from .wishart import Wishart  # noqa: F401
 from ..engine.unsupported import module_getattr as _module_getattr
 
 __getattr__ = _module_getattr(__name__, "torch.distributions")

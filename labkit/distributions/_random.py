@@ -18,7 +18,7 @@ import numpy as np
 from ..engine.device import to_device_array
 from ..engine.function import Function
 from ..engine.creation import _gen
-from ..engine.ops.gamma import lgamma_array, polygamma_array  # noqa: F401
+from ..engine.ops.gamma import polygamma_array
 from ..engine.tensor import Tensor
 
 

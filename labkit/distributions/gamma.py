@@ -61,6 +61,12 @@ class Gamma(ExponentialFamily):
         return (self.concentration.xlogy(self.rate) + (self.concentration - 1).xlogy(value)
                 - self.rate * value - self.concentration.lgamma())
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        from ..engine.ops.igamma import igamma
+        return igamma(self.concentration, self.rate * value)
+
     def entropy(self):
         c = self.concentration
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()

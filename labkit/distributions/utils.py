@@ -77,8 +77,7 @@ def _standard_normal(shape, dtype, device):
         return empty(shape, dtype=dtype, device=device).normal_()
 
 
-def _sum_rightmost(value, dim):
-    return sum_rightmost(value, dim)
+_sum_rightmost = sum_rightmost      # torch's private name, which transforms use
 
 
 def tril_matrix_to_vec(mat, diag=0):

@@ -274,11 +274,19 @@ def _gen(generator):
     return generator or default_generator
 
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                 "uint8": "Byte", "bool": "Bool"}     # torch's names in kernel errors
+
+
 def _random_dtype(name, dtype):
     np_dtype = _dt.to_np(dtype) or defaults.float
-    if np.dtype(np_dtype).kind != "f":
-        raise RuntimeError(f"{name}: expected a floating-point dtype, got {dtype}; use "
-                           "randint for integers.")
+    if not _dt.is_float(np.dtype(np_dtype)):   # float16/32/64 and bfloat16; torch's kernel
+        kernel = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}.get(name, name)
+        raise NotImplementedError(f'"{kernel}" not implemented for '      # has no integer one
+                                  f"'{_SCALAR_NAMES.get(np.dtype(np_dtype).name, np_dtype)}': "
+                                  f"{name} draws "
+                                  f"floating-point numbers, got dtype {dtype}; use randint for "
+                                  "integers.")
     return np_dtype
 
 

@@ -47,11 +47,18 @@ class Device:
         if not isinstance(spec, str):
             raise TypeError(f"labkit.device: expected a string like 'cpu' or 'cuda:0', got {spec!r}")
         kind, _, idx = spec.partition(":")
-        if kind not in ("cpu", "cuda") or (idx and not idx.isdigit()) or (idx and index is not None):
+        if kind not in ("cpu", "cuda", "meta") or (idx and not idx.isdigit()) or \
+                (idx and index is not None):
             raise RuntimeError(
                 f"labkit.device: unknown device {spec!r}. Use 'cpu', 'cuda' or 'cuda:N' "
-                "(N a GPU number, e.g. 'cuda:0').")
-        if kind == "cpu":
+                "(N a GPU number, e.g. 'cuda:0'), or 'meta' (shapes without data).")
+        if kind == "meta":
+            dev = cls._cache.get(("meta", None))
+            if dev is None:
+                dev = object.__new__(cls)
+                dev.type, dev.index, dev._xp = "meta", None, np
+                cls._cache[("meta", None)] = dev
+        elif kind == "cpu":
             if idx not in ("", "0") or index not in (None, 0):
                 raise RuntimeError(f"labkit.device: the cpu has no index {idx or index}; use 'cpu'.")
             dev = cls._cache.get(("cpu", None))
@@ -88,6 +95,17 @@ class Device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    def __enter__(self):
+        """`with torch.device('meta'):` creates tensors (and modules' parameters) there."""
+        from .defaults import defaults
+        _default_stack.append(defaults.device)
+        defaults.device = self
+        return self
+
+    def __exit__(self, *exc):
+        from .defaults import defaults
+        defaults.device = _default_stack.pop()
+
     def __reduce__(self):
         return (Device, (str(self),))  # rebuilt by name: the array module itself cannot be pickled
 
@@ -123,6 +141,14 @@ _entered = []   # the default devices that `with device:` blocks replaced, inner
 
 
 cpu = Device("cpu")
+_default_stack = []
+
+
+def meta_array(shape, dtype):
+    """The storage of a 'meta' tensor: one element seen through zero strides, so shapes and
+    dtypes flow through every op (as torch's meta device) while nothing of size is allocated
+    for the tensor itself; its values are never shown (printing, item, numpy refuse)."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape, (0,) * len(shape))
 
 
 def device_of_array(arr):
@@ -146,6 +172,8 @@ def to_device_array(arr, dev, non_blocking=False):
     host array is pinned, so the CPU can queue more work while the copy engine runs; from
     pageable memory the driver must stage the data, so the copy stays synchronous (as in torch).
     """
+    if dev.type == "meta":
+        return meta_array(arr.shape, arr.dtype)
     if dev.type == "cpu":
         return to_host(arr)
     cp = dev.xp

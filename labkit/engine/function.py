@@ -265,7 +265,7 @@ class AccumulateGrad(Node):
         self._post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
     def name(self):
-        return "labkit::autograd::AccumulateGrad"    # as torch's: 'torch::autograd::...'
+        return "torch::autograd::AccumulateGrad"     # torch's name (the profiler's key too)
 
     @property
     def variable(self):

@@ -84,9 +84,14 @@ def format_tensor(t):
     """repr(t): the values, then size= (empty, not 1-D), device=, dtype= (not the default
     ones), grad_fn= or requires_grad=."""
     from .defaults import get_default_dtype
-    arr = t._host()
+    meta = t.device.type == "meta"
+    arr = t._data if meta else t._host()
     extras = []
-    if arr.size == 0:
+    if meta:                          # no values to show: torch's form
+        body = "..."
+        extras.append("device='meta'")
+        extras.append(f"size={tuple(arr.shape)}")
+    elif arr.size == 0:
         body = "[]"
         if arr.ndim != 1:
             extras.append(f"size={tuple(arr.shape)}")
@@ -94,10 +99,10 @@ def format_tensor(t):
         body = _format_body(arr, indent=len("tensor("))
         if not PRINT_OPTS["edgeitems"]:
             extras.append(f"size={tuple(arr.shape)}")
-    if t.device.type != "cpu":
+    if t.device.type not in ("cpu", "meta"):
         extras.append(f"device='{t.device}'")
     default = get_default_dtype()
-    if t.dtype != default and (arr.size == 0 or arr.dtype not in (np.int64, np.bool_)):
+    if t.dtype != default and (meta or arr.size == 0 or arr.dtype not in (np.int64, np.bool_)):
         extras.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")

@@ -41,13 +41,14 @@ class Tensor:
         if size or (isinstance(data, (int, np.integer)) and not isinstance(data, bool)) \
                 or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
             data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
+        device = None
         if isinstance(data, Tensor):
-            data = data._data
+            data, device = data._data, data.device
         if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
                 or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
             data = np.asarray(data, dtype=defaults.float)  # as torch.Tensor(...): default dtype
         self._data = data
-        self.device = cpu if isinstance(data, np.ndarray) else _device_of(data)
+        self.device = device or (cpu if isinstance(data, np.ndarray) else _device_of(data))
         if requires_grad:
             self.requires_grad_(True)
 
@@ -234,6 +235,9 @@ class Tensor:
     def item(self):
         """The single number in a one-element tensor, as a Python number."""
         self._escape("item()")
+        if self.device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors: a 'meta' tensor "
+                               "has a shape and a dtype but no values.")
         if self._data.size != 1:
             raise RuntimeError(f"item(): a Tensor with {self._data.size} elements (shape "
                                f"{tuple(self._data.shape)}) cannot be converted to one Python "
@@ -262,7 +266,12 @@ class Tensor:
             tracer.escape(self, what)
 
     def _host(self):
-        return self._data if self.device.type == "cpu" else self._data.get()
+        kind = self.device.type
+        if kind == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data! A 'meta' tensor "
+                                      "has a shape and a dtype only: make a real one (on cpu) "
+                                      "to read values.")
+        return self._data if kind == "cpu" else self._data.get()
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -274,6 +283,9 @@ class Tensor:
             raise RuntimeError(f"bool(): the truth value of a tensor with {self._data.size} elements "
                                "is ambiguous. Use (x > 0).any() or (x > 0).all(), or .item() for one "
                                "element.")
+        if self.device.type == "meta":
+            raise RuntimeError("bool() of a meta tensor: Tensor.item() cannot be called on meta "
+                               "tensors (a 'meta' tensor has a shape and a dtype, no values).")
         return bool(self._data)
 
     def __float__(self):

@@ -11,3 +11,4 @@ from .batching import vmap  # noqa: F401
 from .forward import jvp  # noqa: F401
 from .functional_call import functional_call  # noqa: F401
 from .reverse import grad, grad_and_value, hessian, jacfwd, jacrev, vjp  # noqa: F401
+from .stack_module_state import stack_module_state  # noqa: F401

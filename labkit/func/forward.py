@@ -5,6 +5,7 @@ A tensor's tangent lives in this level's table (keyed by the tensor), not in the
 function runs on ordinary tensors and any Python control flow works as in eager code.
 """
 from ..engine import autograd
+from ..engine.function import FunctionCtx
 from ..engine.grad_mode import enable_grad
 from ..engine.ops import rules, table
 from ..engine.tensor import Tensor
@@ -37,7 +38,9 @@ class ForwardLevel(Level):
         if not any(is_float(o) for o in outs):
             return                      # comparisons, argmax ...: no derivative
         rule = table.lookup(cls, "jvp")
-        if rule is table.FALLBACK:
+        if rule is not table.FALLBACK and not cls.__module__.startswith("labkit."):
+            out_t = self.outside(_user_jvp, cls, args, tangents, result)   # torch's protocol
+        elif rule is table.FALLBACK:
             warn_once("jvp", cls, "tangent (jvp)")
             out_t = self.outside(_by_reverse_twice, cls, args, tangents, result)
         else:
@@ -49,6 +52,24 @@ class ForwardLevel(Level):
 
 def _name(cls):
     return getattr(cls, "op_name", None) or cls.__name__
+
+
+def _user_jvp(cls, args, tangents, result):
+    """A user Function's jvp(ctx, *tangents), torch's protocol: the ctx its forward filled (the
+    output's grad_fn, or a fresh ctx from running forward again when nothing was recorded);
+    zeros for tensor inputs without a tangent, None for the other arguments."""
+    first = outputs_of(result)[0]
+    ctx = first.grad_fn if isinstance(first, Tensor) and \
+        isinstance(first.grad_fn, cls._node_cls) else None
+    if ctx is None:
+        ctx = FunctionCtx((True,) * len(args))
+        if cls.setup_context is not None:
+            cls.setup_context(ctx, args, cls.forward(*args))
+        else:
+            cls.forward(ctx, *args)
+    ts = [t if t is not None else rules.zeros_like(a) if isinstance(a, Tensor) else None
+          for a, t in zip(args, tangents)]
+    return cls.jvp(ctx, *ts)
 
 
 def _by_reverse_twice(cls, args, tangents, result):

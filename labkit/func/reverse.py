@@ -167,10 +167,18 @@ def jacrev(func, argnums=0, *, has_aux=False):
         if not isinstance(out, Tensor):
             raise RuntimeError("jacrev: f must return one tensor.")
         rows = vmap(lambda ct: fn(ct.reshape(out.shape)))(_basis(out).reshape(out.numel(), -1))
-        jac = tuple(r.reshape(*out.shape, *d.shape) for r, d in zip(rows, diff))
+        jac = tuple(_rows_to_jacobian(r, d, out) for r, d in zip(rows, diff))
         jac = finish(jac[0] if isinstance(argnums, int) else jac, args)
         return (jac, res[2]) if has_aux else jac
     return wrapper
+
+
+def _rows_to_jacobian(rows, primal, out):
+    """Rows (out.numel(), ...) as a Jacobian (*out.shape, *x.shape) for each tensor x in the
+    primal (a tensor, or a dict/tuple of them such as a model's parameters)."""
+    r_leaves, rebuild = _tree.flatten(rows)
+    p_leaves, _ = _tree.flatten(primal)
+    return rebuild([r.reshape(*out.shape, *p.shape) for r, p in zip(r_leaves, p_leaves)])
 
 
 def jacfwd(func, argnums=0, *, has_aux=False):

@@ -48,9 +48,10 @@ __all__ = ["Module", "Parameter", "Buffer", "Linear", "Identity", "Conv2d", "Max
            "LazyConvTranspose2d", "LazyLinear", "LazyModuleMixin", "UninitializedBuffer",
            "UninitializedParameter"]
 from .attention import MultiheadAttention  # noqa: E402
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402
                           TransformerEncoder, TransformerEncoderLayer)
-__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder",
+__all__ += ["AdaptiveLogSoftmaxWithLoss", "MultiheadAttention", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]

@@ -10,6 +10,7 @@ import warnings
 
 from ..engine.autocast import autocast_op
 from ..engine.creation import arange, zeros
+from ..engine.dtype import bfloat16, bool_, float16
 from ..engine.functional import linear, softmax
 from ..engine.ops.join import cat
 from ..engine.ops.select import where
@@ -63,6 +64,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError("scaled_dot_product_attention: pass either attn_mask or "
                            "is_causal=True, not both (torch's reference implementation refuses "
                            "both too). Fold the causal mask into attn_mask instead.")
+    if query.dtype in (float16, bfloat16):
+        # torch accumulates half-precision attention in float32 and rounds once at the end;
+        # bfloat16 scores and sums here would be several units in the last place off
+        mask = attn_mask if attn_mask is None or attn_mask.dtype == bool_ else attn_mask.float()
+        return _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
+                          scale, enable_gqa).to(query.dtype)
+    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """The math of scaled_dot_product_attention, on checked arguments."""
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key, value = _repeat_heads(key, groups), _repeat_heads(value, groups)

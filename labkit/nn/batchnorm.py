@@ -36,11 +36,14 @@ class _BatchNorm(Module):
                 self.register_buffer(name, None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_running_stats(self):
         if self.track_running_stats:
             init.zeros_(self.running_mean)
             init.ones_(self.running_var)
             self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
         if self.weight is not None:
             init.ones_(self.weight)
         if self.bias is not None:

@@ -71,6 +71,7 @@ class _Norm(Function):
         a = xp.abs(x._data)
         norm = (a ** p).sum(axis=dim, keepdims=True) ** (1.0 / p) if p != 1 else \
             a.sum(axis=dim, keepdims=True)
+        norm = norm.astype(a.dtype, copy=False)   # numpy gives float32 for bfloat16 ** float
         ctx.save_for_backward(x, norm)
         ctx.p = p
         return norm

@@ -429,6 +429,11 @@ class Module:
                     self._buffers[name] = fn(b)
         return self
 
+    def share_memory(self):
+        """Move parameters and buffers into shared memory (Tensor.share_memory_): worker
+        processes forked afterwards train the same weights (Hogwild)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cpu(self):
         return self.to("cpu")
 
@@ -512,9 +517,17 @@ class Module:
                                + "\n\t".join(errors) + hint)
         with no_grad():
             for key, target in own.items():
-                if key in state_dict and assign:
+                if key not in state_dict:
+                    continue
+                if assign:
                     self._assign_state(key, target, state_dict[key])
-                elif key in state_dict:
+                elif target.device.type == "meta" and state_dict[key].device.type != "meta":
+                    warnings.warn(f"for {key}: copying from a non-meta parameter in the "
+                                  "checkpoint to a meta parameter in the current model, which "
+                                  "is a no-op. (Did you mean to pass `assign=True` to assign "
+                                  "items in the state dictionary to their corresponding key in "
+                                  "the module instead of copying them in place?)", stacklevel=2)
+                else:
                     target.copy_(state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
 

@@ -10,6 +10,8 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad=True):
         super().__init__(empty(0) if data is None else data, requires_grad=requires_grad)
+        if isinstance(data, Tensor):
+            self.device = data.device     # a 'meta' tensor's array is a numpy one too
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -21,6 +21,7 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_schedu
 from .asgd import ASGD  # noqa: E402
 from .rprop import Rprop  # noqa: E402
 __all__ += ["ASGD", "Rprop"]
+from . import swa_utils  # noqa: E402,F401  (AveragedModel, SWALR, update_bn)
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

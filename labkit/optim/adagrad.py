@@ -3,7 +3,7 @@ updated parameters keep large steps, frequent ones slow down (good for sparse fe
 steps only ever shrink."""
 from ..engine.creation import full_like
 from ..nn.uninitialized import is_lazy
-from .optimizer import Optimizer, step_tensor
+from .optimizer import Optimizer, step_as_float, step_tensor
 
 
 class Adagrad(Optimizer):
@@ -27,7 +27,7 @@ class Adagrad(Optimizer):
     def _update(self, p, group):
         g = -p.grad if group["maximize"] else p.grad
         state = self.state[p]
-        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
+        step = step_as_float(state["step"].add_(1), p)  # tensor math: one trace for all steps
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])

@@ -3,7 +3,7 @@ of its square (v, its scale): w -= lr * m_hat / (sqrt(v_hat) + eps), the hats un
 of averages that start at zero. Steps are about lr in size whatever the gradient's scale."""
 from ..engine.creation import zeros_like
 from ..engine.ops.select import maximum
-from .optimizer import Optimizer, step_tensor
+from .optimizer import Optimizer, step_as_float, step_tensor
 
 
 class Adam(Optimizer):
@@ -45,7 +45,7 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]
             v = v_max.copy_(maximum(v_max, v))
-        step = step.to(p.dtype)                         # tensor math: one trace for all steps
+        step = step_as_float(step, p)                   # tensor math: one trace for all steps
         step_size = lr / (1 - beta1 ** step)
         denom = (v.sqrt() / (1 - beta2 ** step) ** 0.5).add_(eps)
         p.sub_(m / denom * step_size)

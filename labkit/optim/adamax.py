@@ -2,7 +2,7 @@
 u = max(beta2 u, |g| + eps), and the step is lr / (1 - beta1^t) * m / u."""
 from ..engine.creation import zeros_like
 from ..engine.ops.select import maximum
-from .optimizer import Optimizer, step_tensor
+from .optimizer import Optimizer, step_as_float, step_tensor
 
 
 class Adamax(Optimizer):
@@ -22,7 +22,7 @@ class Adamax(Optimizer):
             state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_inf"] = zeros_like(p)
-        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
+        step = step_as_float(state["step"].add_(1), p)  # tensor math: one trace for all steps
         if group["weight_decay"]:
             g = g.add(p, alpha=group["weight_decay"])
         m, u = state["exp_avg"], state["exp_inf"]

@@ -151,13 +151,14 @@ class LBFGS(Optimizer):
             p.copy_(saved)
         return loss, flat_grad
 
-    def step(self, closure):
+    def step(self, closure=None):
         """Up to max_iter L-BFGS iterations; closure() must zero the gradients, compute the
         loss, call backward and return the loss."""
         if closure is None:
-            raise RuntimeError("LBFGS.step needs a closure: a function that recomputes the "
-                               "loss (zero_grad, forward, backward) and returns it, since each "
-                               "step evaluates the model several times.")
+            raise TypeError("LBFGS.step() missing 1 required positional argument: 'closure': "
+                            "a function that recomputes the loss (zero_grad, forward, "
+                            "backward) and returns it, since each step evaluates the model "
+                            "several times.")
         with no_grad():
             return self._step(closure)
 

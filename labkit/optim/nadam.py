@@ -3,7 +3,7 @@
 that warms up over time, mu_t = beta1 (1 - 0.5 * 0.96^(t * momentum_decay))."""
 from ..engine.creation import ones, zeros_like
 from ..engine.dtype import float32
-from .optimizer import Optimizer, step_tensor
+from .optimizer import Optimizer, step_as_float, step_tensor
 
 
 class NAdam(Optimizer):
@@ -29,7 +29,7 @@ class NAdam(Optimizer):
             state["mu_product"] = ones((), dtype=float32, device=p.device)  # 0-d, as torch
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
-        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
+        step = step_as_float(state["step"].add_(1), p)  # tensor math: one trace for all steps
         if wd:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)

@@ -6,13 +6,14 @@ running averages) in `state[param]`. step() reads each param.grad and changes th
 place under no_grad; zero_grad() forgets the gradients before the next backward.
 """
 import functools
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 from ..engine.autograd import zero_grad
 from ..engine.creation import tensor, zeros
-from ..engine.dtype import float32
+from ..engine.dtype import float32, float64
 from ..engine.grad_mode import enable_grad, no_grad
 from ..engine.tensor import Tensor
+from ..nn.hooks import add_hook
 
 
 class Optimizer:
@@ -73,6 +74,17 @@ class Optimizer:
                              "in one); each parameter may be given to an optimizer only once.")
         group["params"] = params
         self.param_groups.append(group)
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) runs before step(); it may return (new_args,
+        new_kwargs). handle.remove() unregisters it."""
+        return add_hook(self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict()),
+                        hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) runs after step() (e.g. to log or clip weights)."""
+        return add_hook(self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict()),
+                        hook)
 
     def zero_grad(self, set_to_none=True):
         """Forget every parameter's gradient (backward adds into .grad, it does not replace)."""
@@ -149,6 +161,13 @@ def step_tensor(p):
     return zeros((), dtype=float32, device=p.device)
 
 
+def step_as_float(step, p):
+    """The step count in the dtype bias corrections are computed in: float64 for float64
+    parameters, else float32. torch computes them in Python floats; in p's dtype a bfloat16
+    0.999 ** step rounds to 1 and Adam's step becomes 0 / 0."""
+    return step.to(p.dtype if p.dtype == float64 else float32)
+
+
 def _cast(value, param, key):
     """A copy of a saved state value, on the parameter's device and (if float) dtype."""
     if key == "step":             # a count, as a float32 0-d tensor (an int from older files)
@@ -162,11 +181,41 @@ def _cast(value, param, key):
 
 
 def _counted(step):
+    """Every optimizer's step: counted (schedulers check the call order), with the step
+    pre-hooks (which may replace the arguments) and post-hooks around it."""
     @functools.wraps(step)
-    def counted_step(self, closure=None):
+    def counted_step(*args, **kwargs):      # args[0] is the optimizer (hooks see it, as torch)
+        self = args[0]
         self._step_count += 1
-        return step(self, closure)
+        pre = [*_global_step_pre_hooks.values(),
+               *getattr(self, "_optimizer_step_pre_hooks", {}).values()]
+        for hook in pre:
+            new = hook(self, args, kwargs)
+            if new is not None:
+                if not (isinstance(new, tuple) and len(new) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {new}.")
+                args, kwargs = new
+        out = step(*args, **kwargs)
+        for hook in [*_global_step_post_hooks.values(),
+                     *getattr(self, "_optimizer_step_post_hooks", {}).values()]:
+            hook(self, args, kwargs)
+        return out
     return counted_step
+
+
+_global_step_pre_hooks = OrderedDict()
+_global_step_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) before every optimizer's step (may return new args)."""
+    return add_hook(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) after every optimizer's step."""
+    return add_hook(_global_step_post_hooks, hook)
 
 
 def run_closure(closure):

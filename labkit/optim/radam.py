@@ -3,7 +3,7 @@ estimate is tractable (rho_t > 5), and rectified by a factor r_t; before that, p
 SGD. This replaces a hand-tuned warm-up."""
 from ..engine.creation import zeros_like
 from ..engine.ops.select import where
-from .optimizer import Optimizer, step_tensor
+from .optimizer import Optimizer, step_as_float, step_tensor
 
 
 class RAdam(Optimizer):
@@ -26,7 +26,7 @@ class RAdam(Optimizer):
             state["step"] = step_tensor(p)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
-        step = state["step"].add_(1).to(p.dtype)       # tensor math: one trace for all steps
+        step = step_as_float(state["step"].add_(1), p)  # tensor math: one trace for all steps
         if wd:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)

@@ -9,5 +9,6 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                cumulative_extra, detach, shape_inplace, deepcopy)
 from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
 from . import construct, covariance, gamma, split_extra, resize  # noqa: F401,E402
+from . import share, storage  # noqa: F401,E402  (share_memory_, storage, untyped_storage)
 from .keywords import install_methods as _install_methods
 _install_methods()

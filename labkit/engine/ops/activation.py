@@ -55,10 +55,10 @@ class Gelu(Function):
         ctx.approximate = approximate
         xp = x.device.xp
         d = float_data(x)
-        if approximate == "tanh":
-            return xp.asarray(0.5 * d * (1 + xp.tanh(_K * (d + _C * (d * d * d)))))
+        if approximate == "tanh":   # astype: numpy computes bfloat16 * float in float32
+            return xp.asarray(0.5 * d * (1 + xp.tanh(_K * (d + _C * (d * d * d))))).astype(d.dtype)
         with _quiet(xp):
-            return xp.asarray(0.5 * d * (1 + erf_array(d * _SQRT1_2, xp)))
+            return xp.asarray(0.5 * d * (1 + erf_array(d * _SQRT1_2, xp))).astype(d.dtype)
 
     @staticmethod
     def backward(ctx, grad):

@@ -68,6 +68,10 @@ def to(x, *args, **kwargs):
         device.xp  # raises a clear error when no GPU is usable
     if device is x.device and (np_dtype is None or np_dtype == x._data.dtype) and not copy:
         return x
+    if x.device.type == "meta" and device.type != "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data! A meta tensor has "
+                                  "a shape and a dtype but no values: create the tensor (or "
+                                  "the module) on the target device instead.")
     return ToCopy.apply(x, np_dtype, device, non_blocking)
 
 

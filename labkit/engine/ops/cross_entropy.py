@@ -43,10 +43,11 @@ class CrossEntropy(Function):
         losses = xp.log(total[:, 0]) - picked              # -log p[i, target[i]]
         ctx.save_for_backward(x, target)  # target too: an in-place change to it is caught
         ctx.probs, ctx.where, ctx.reduction = e / total, where, reduction
+        losses = losses.astype(d.dtype, copy=False)   # numpy: bfloat16 / int gives float32
         if reduction == "none":
             return losses
         loss = losses.sum()
-        return xp.asarray(loss / n if reduction == "mean" else loss)
+        return xp.asarray(loss / n if reduction == "mean" else loss).astype(d.dtype)
 
     @staticmethod
     def backward(ctx, grad):

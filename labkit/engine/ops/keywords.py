@@ -50,6 +50,8 @@ def _write_out(name, fn, args, kw, out):
                            "(y = labkit.{0}(...)), or compute under labkit.no_grad().".format(name))
     if name in _OUT_IS_DTYPE and kw.get("dtype") is None:
         kw["dtype"] = out.dtype          # torch: sum(x, out=int64) sums x.long()
+    if name in _FACTORIES and kw.get("device") is None:
+        kw["device"] = out.device        # torch.rand(2, 2, out=c): made where c lives
     result = fn(*args, **kw)
     if not isinstance(result, Tensor):
         raise TypeError(f"{name}(): out= is supported only for a single tensor result.")
@@ -68,6 +70,8 @@ def _write_out(name, fn, args, kw, out):
         raise RuntimeError(f"result type {result.dtype} can't be cast to the desired output "
                            f"type {out.dtype} ({name}(): make out {result.dtype}, or convert "
                            "the inputs).")
+    if name in ("arange", "linspace") and out._data.size == result._data.size:
+        result = result.reshape(out.shape)   # torch resizes out only when the count differs
     if out._data.shape != result._data.shape:
         if out._data.size:
             warnings.warn(f"{name}(): an output with one or more elements was resized since it "
@@ -103,7 +107,9 @@ def with_torch_keywords(fn, name=None, out=False):
 
 # out='s dtype rules differ by op in torch: these compute in out's dtype (as dtype=), these
 # want out's dtype to be the result's; the others cast the result into out (same kind only).
-_OUT_IS_DTYPE = {"sum", "prod", "cumsum", "cumprod"}
+_FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+              "linspace", "eye"}    # torch.rand(2, 2, out=c) fills c, in c's dtype
+_OUT_IS_DTYPE = {"sum", "prod", "cumsum", "cumprod"} | _FACTORIES
 _OUT_SAME_DTYPE = {"matmul", "mm", "bmm", "dot", "addmm", "baddbmm", "outer", "clamp", "clip",
                    "where"}
 
@@ -116,7 +122,7 @@ OUT = {"add", "sub", "mul", "div", "matmul", "mm", "bmm", "dot", "addmm", "sum",
        "index_select", "tril", "triu", "logsumexp", "norm", "eq", "ne", "lt", "le", "gt", "ge",
        "outer", "baddbmm", "erf", "sign", "argmax", "argmin", "amax", "amin", "tan", "asin",
        "acos", "atan", "arcsin", "arccos", "arctan", "cumprod", "addcmul", "addcdiv",
-       "index_add", "nonzero", "masked_select", "diag", "frac"}
+       "index_add", "nonzero", "masked_select", "diag", "frac"} | _FACTORIES
 FUNCTIONS = OUT | {"max", "min", "var", "std", "softmax", "log_softmax", "sort", "argsort",
                    "topk", "squeeze", "unsqueeze", "flatten", "unbind", "narrow", "split",
                    "chunk", "flip", "roll", "scatter", "scatter_add", "masked_fill", "all",

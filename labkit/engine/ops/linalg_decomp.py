@@ -62,6 +62,7 @@ class Svd(Function):
             S = xp.zeros(batch + (k,), dtype=a.dtype)
         else:
             U, S, Vh = _lapack_call("svd", xp.linalg.svd, a, full_matrices=full_matrices)
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         ctx.full = full_matrices
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
@@ -157,6 +158,7 @@ class Qr(Function):
         else:
             Q, R = xp.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
             Q, R = Q.astype(a.dtype, copy=False), R.astype(a.dtype, copy=False)
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         ctx.mode = mode
         ctx.save_for_backward(Q, R)
         if mode == "r":

@@ -6,6 +6,7 @@ lstsq's solution is pinv(A) B (the minimum-norm least-squares solution gelsy/gel
 its backward is torch's (pinv_backward for A, pinv(A)^T gX for B).
 """
 from .. import return_types as _rt
+from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .linalg_decomp import _matrix_input, _torch_name, svd, svdvals
 
@@ -128,9 +129,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
 def _int64():
     from ..dtype import int64
     return int64
-
-
-from ..function import Function  # noqa: E402
 
 
 class _LstsqSolve(Function):

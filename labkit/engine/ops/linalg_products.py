@@ -197,3 +197,28 @@ def cross(input, other, *, dim=-1, out=None):
     from .products_vec import cross as _cross
     a, b = broadcast_tensors(input, other)
     return _cross(a, b, dim)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column of A
+    below the diagonal with a 1 on it (the Q that geqrf's output encodes)."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.householder_product: input must have at least 2 "
+                           "dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1]")
+    k = tau.shape[-1]
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+    from ..creation import arange, eye
+    from .select import where
+    idx = arange(m, device=A.device)
+    Q = eye(m, dtype=A.dtype, device=A.device).expand(tuple(A.shape[:-2]) + (m, m))
+    for i in range(k):
+        v = where(idx < i, 0.0, where(idx == i, 1.0, A[..., :, i]))
+        Qv = (Q @ v.unsqueeze(-1))                               # Q H_i = Q - tau Q v v^T
+        Q = Q - tau[..., i, None, None] * (Qv @ v.unsqueeze(-2))
+    return Q[..., :, :n]

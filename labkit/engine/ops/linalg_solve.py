@@ -22,9 +22,14 @@ def _square(name, A):
         raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     if not A.dtype.is_floating_point or A.dtype.name in ("float16", "bfloat16"):
-        raise RuntimeError(f"linalg.{name}: Expected a floating point tensor as input. Got "
-                           f"{A.dtype}" if not A.dtype.is_floating_point else
-                           f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype}")
+        from .linalg_decomp import _torch_name
+        got = _torch_name(A.dtype)
+        if name in ("eigh", "solve_triangular") and not A.dtype.is_floating_point:
+            kernel = {"eigh": "linalg_eigh_cpu", "solve_triangular": "triangular_solve_cpu"}[name]
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{got}\'')
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
+                           f"input. Got {got}" if not A.dtype.is_floating_point else
+                           f"linalg.{name}: Low precision dtypes not supported. Got {got}")
 
 
 class LinAlgError(RuntimeError):
@@ -173,6 +178,7 @@ class Slogdet(Function):
     @staticmethod
     def forward(ctx, A):
         xp = A.device.xp
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         sign, logabs = xp.linalg.slogdet(A._data)
         ctx.save_for_backward(A)
         dt = A._data.dtype
@@ -219,6 +225,7 @@ class Eigh(Function):
     @staticmethod
     def forward(ctx, A, uplo):
         w, v = A.device.xp.linalg.eigh(A._data, UPLO=uplo)
+        ctx.set_materialize_grads(False)   # unused outputs: None, as torch
         ctx.save_for_backward(w, v)
         return w, v
 

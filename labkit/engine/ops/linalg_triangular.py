@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import return_types as _rt
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_method
 from .linalg_solve import Cholesky, Inv, _square
 
 
@@ -189,6 +189,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     return _rt.linalg_inv_ex(inverse, info_t)
 
 
+@tensor_method("cholesky_inverse")
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor L (or U^T U when upper)."""
     if L.dim() < 2 or L.shape[-1] != L.shape[-2]:

@@ -24,6 +24,10 @@ class MseLoss(Function):
         xp = x.device.xp
         if reduction == "none":
             return sq
+        if sq.dtype.kind == "V":               # bfloat16: accumulate in float32, as torch
+            acc = sq.astype("float32")
+            return xp.asarray((acc.sum() if reduction == "sum" else acc.mean()).astype(sq.dtype)) \
+                if acc.size or reduction == "sum" else xp.asarray(xp.nan, dtype=sq.dtype)
         if reduction == "sum":
             return xp.asarray(sq.sum())
         n = sq.size

@@ -19,6 +19,9 @@ class VectorNorm(Function):
     def forward(ctx, x, ord, dims, keepdim):
         xp = x.device.xp
         a = xp.abs(x._data)
+        out_dtype = a.dtype
+        if a.dtype.kind == "V":          # bfloat16: accumulate in float32, as torch
+            a = a.astype("float32")
         if ord == math.inf:
             y = a.max(axis=dims, keepdims=keepdim) if a.size else xp.zeros(
                 _out_shape(a.shape, dims, keepdim), a.dtype)
@@ -32,7 +35,7 @@ class VectorNorm(Function):
             y = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
         else:
             y = (a ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        y = xp.asarray(y).astype(a.dtype, copy=False)
+        y = xp.asarray(y).astype(out_dtype, copy=False)
         ctx.save_for_backward(x, y)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
         return y

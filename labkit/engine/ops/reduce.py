@@ -93,6 +93,9 @@ class Sum(Function):
             return x.device.xp.asarray(d.sum())
         if d.dtype.kind not in "fV":         # torch sums bool and every integer type in int64
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
+        if d.dtype.kind == "V":              # bfloat16: accumulate in float32, as torch
+            return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="float32")
+                                       .astype(d.dtype))
         return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim))
 
     @staticmethod
@@ -136,8 +139,12 @@ class Mean(Function):
         if n and d.dtype.kind == "f" and d.dtype.itemsize >= 4:
             # numpy's mean is this sum and division (the same bits) behind a Python wrapper
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim) / n)
-        # float16 (numpy sums it in float32), bfloat16, and n = 0 (nan; torch does not warn)
+        # float16 (numpy sums it in float32), bfloat16 (summed in float32 here, as torch),
+        # and n = 0 (nan; torch does not warn)
         with (_quiet(x.device.xp) if n == 0 else contextlib.nullcontext()):
+            if d.dtype.kind == "V":
+                return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim, dtype="float32")
+                                           .astype(d.dtype))
             return x.device.xp.asarray(d.mean(axis=dims, keepdims=keepdim))
 
     @staticmethod

@@ -133,7 +133,7 @@ def _fill(x, name, draw):
     machinery. A non-contiguous x is filled in the order its elements lie in memory, as
     torch's kernels walk it."""
     _not_traced(name)
-    if x._data.dtype.kind != "f" and name not in ("bernoulli_", "random_"):
+    if not _dt.is_float(x._data.dtype) and name not in ("bernoulli_", "random_"):
         raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
     arr = x._data
     if arr.flags.c_contiguous:
@@ -204,7 +204,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     w = _host(input)
     if w.ndim not in (1, 2):
         raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got {tuple(input.shape)}.")
-    if w.dtype.kind != "f":
+    if not _dt.is_float(w.dtype):
         raise RuntimeError(f"multinomial: expected a floating-point tensor of weights, got "
                            f"{input.dtype}.")
     rows = w.reshape(-1, w.shape[-1])

@@ -14,6 +14,12 @@ def _max(xp, d, dim):
     return d.max(axis=dim, keepdims=True) if d.size else xp.zeros((), d.dtype)
 
 
+def _accurate(d):
+    """bfloat16 data as float32: torch computes softmax of bfloat16 in float32 (summing
+    thousands of terms in bfloat16 loses whole units); the result is rounded back."""
+    return d.astype("float32") if d.dtype.kind == "V" else d
+
+
 class Softmax(Function):
     node_name = "SoftmaxBackward0"
     @staticmethod
@@ -24,9 +30,9 @@ class Softmax(Function):
     def forward(ctx, x, dim):
         require_float("softmax", x)
         xp = x.device.xp
-        d = x._data
+        d = _accurate(x._data)
         e = xp.exp(d - _max(xp, d, dim))
-        y = xp.asarray(e / e.sum(axis=dim, keepdims=True))  # an array even for 0-d x
+        y = xp.asarray(e / e.sum(axis=dim, keepdims=True)).astype(x._data.dtype, copy=False)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
@@ -59,9 +65,10 @@ class LogSoftmax(Function):
     def forward(ctx, x, dim):
         require_float("log_softmax", x)
         xp = x.device.xp
-        d = x._data
+        d = _accurate(x._data)
         shifted = d - _max(xp, d, dim)
         y = xp.asarray(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))
+        y = y.astype(x._data.dtype, copy=False)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y
