@@ -185,3 +185,69 @@ def test_clamp_in_place_with_tensor_bounds(bounds):
         b.backward(g)
         results.append((x.clamp_(min=lo, max=hi).tolist(), out is b, b.tolist(), a.grad.tolist()))
     assert results[0] == results[1]
+
+
+# --- F.softmax / F.log_softmax without dim (2017 tutorials) --------------------------------
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 3, 4), (2, 3, 4, 5)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_functional_softmax_implicit_dim_warns_and_picks_torchs_dim(shape, name):
+    data = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    outs = []
+    for lib in (labkit, torch):
+        with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name}"):
+            outs.append(getattr(lib.nn.functional, name)(lib.tensor(data)).numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-6, atol=1e-7)
+
+
+def test_functional_softmax_dtype_and_the_method_still_needs_dim():
+    for lib in (labkit, torch):
+        x = lib.tensor([[1.0, 2.0, 3.0]])
+        out = lib.nn.functional.softmax(x, dim=1, dtype=lib.float64)
+        assert lib_dtype(out) == "float64"
+        with pytest.raises(TypeError):
+            lib.softmax(x)
+
+
+# --- indexing a 0-d tensor (loss.data[0] in old tutorials) ----------------------------------
+@pytest.mark.parametrize("index", [0, -1, 3, slice(None), slice(0, 1)])
+def test_indexing_a_0d_tensor_raises_torchs_error(index):
+    errors = []
+    for lib in (labkit, torch):
+        with pytest.raises(IndexError) as info:
+            lib.tensor(1.5)[index]
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_a_0d_tensor_still_takes_none_ellipsis_and_bool():
+    for idx in (None, Ellipsis, True, (None, None)):
+        mine, theirs = labkit.tensor(1.5)[idx], torch.tensor(1.5)[idx]
+        assert tuple(mine.shape) == tuple(theirs.shape) and mine.tolist() == theirs.tolist()
+
+
+# --- linspace counts as torch's kernel counts (Atcold's tanh plot: linspace(-10, 10, 101)) --
+LINSPACE = [(-10, 10, 101), (0, 1, 5), (3, 8, 20), (-36.1, -35.8, 37), (5.7, -2.1, 7), (0, 1, 1),
+            (2, 3, 0), (1e-3, 1e3, 33), (-1, 1, 2), (0.1, 0.7, 64)]
+
+
+@pytest.mark.parametrize("start,end,steps", LINSPACE)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_matches_torch_bit_for_bit(start, end, steps, dtype):
+    mine = labkit.linspace(start, end, steps, dtype=getattr(labkit, dtype))
+    theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+    assert lib_dtype(mine) == dtype
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("start,end,steps", [(0, 10, 5), (0.5, 9.9, 12), (200, 3, 7)])
+def test_linspace_integer_dtypes_truncate_the_ends_first(start, end, steps):
+    for dt in ("int64", "uint8"):
+        mine = labkit.linspace(start, end, steps, dtype=getattr(labkit, dt))
+        theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dt))
+        assert mine.tolist() == theirs.tolist() and lib_dtype(mine) == dt
+
+
+def test_linspace_refuses_negative_steps():
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+            lib.linspace(0, 1, -1)

@@ -236,21 +236,30 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 @names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    np_dtype = _dt.to_np(dtype) or defaults.float
-    if np.dtype(np_dtype).kind != "f" or steps < 2:
-        return _finish(np.linspace(start, end, steps).astype(np_dtype), None, device,
-                       requires_grad)
-    # torch's kernel: step in the dtype; the first half counts up from
-    # start, the second half down from end (both ends exact), each value a fused multiply-add
-    # (one rounding: computed wider, then rounded), so the numbers are torch's bit for bit
-    t = np.dtype(np_dtype).type
-    wide = {np.float64: np.longdouble, np.float32: np.float64}.get(t, t)   # half: no fma
-    step = wide((t(float(end)) - t(float(start))) / t(steps - 1))
-    i = np.arange(steps)
-    up = wide(t(float(start))) + step * i.astype(wide)
-    down = wide(t(float(end))) - step * (steps - 1 - i).astype(wide)
-    return _finish(np.where(i < steps // 2, up, down).astype(t).astype(np_dtype), None, device,
-                   requires_grad)
+    np_dtype = np.dtype(_dt.to_np(dtype) or defaults.float)
+    return _finish(_linspace(start, end, steps, np_dtype), None, device, requires_grad)
+
+
+def _linspace(start, end, steps, np_dtype):
+    """torch's kernel, not numpy's: the step in the result's float type, the first half counted
+    up from start and the second half down from end, each value one fused multiply-add
+    (emulated in long double), so linspace(-10, 10, 101)[50] is -1.49e-07 as in torch, not 0
+    (bit for bit in float32/float64; integer dtypes truncate start and end first and step in
+    float64, as torch; float16/bfloat16 step in float32, within a rounding of torch's)."""
+    if steps < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}.")
+    if steps <= 1:
+        return np.full(steps, start).astype(np_dtype)
+    idx = np.arange(steps)
+    if np_dtype.kind in "iub":
+        f, wide, lo, hi = np.float64, np.float64, float(int(start)), float(int(end))
+    else:
+        f = np_dtype.type if np_dtype.kind == "f" and np_dtype.itemsize >= 4 else np.float32
+        wide, lo, hi = np.longdouble, f(float(start)), f(float(end))
+    step = (f(hi) - f(lo)) / f(steps - 1)
+    up = wide(lo) + wide(step) * idx.astype(wide)
+    down = wide(hi) - wide(step) * (steps - 1 - idx).astype(wide)
+    return np.where(idx < steps // 2, up, down).astype(f).astype(np_dtype)
 
 
 @names_the_size

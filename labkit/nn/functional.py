@@ -8,6 +8,8 @@ from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy
                                  linear, log_softmax, mse_loss, nll_loss, relu, sigmoid,
                                  softmax, tanh)
 from ..engine.grad_mode import no_grad
+from ..engine.ops.softmax import (functional_log_softmax as log_softmax,  # noqa: F811 (the
+                                  functional_softmax as softmax)  # implicit dim, as torch's F)
 from ..engine.ops.activation import gelu, leaky_relu  # noqa: F401
 from ..engine.ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: F401
 from ..engine.ops.embedding import embedding  # noqa: F401

@@ -362,6 +362,13 @@ class IndexPut(Function):
 
 @tensor_method("__getitem__")
 def getitem(x, idx):
+    if x._data.ndim == 0 and isinstance(idx, (int, np.integer, slice)) \
+            and not isinstance(idx, (bool, np.bool_)):    # old tutorials' loss.data[0]
+        raise IndexError("slice() cannot be applied to a 0-dim tensor." if isinstance(idx, slice)
+                         else "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                         if idx == 0 else
+                         f"index {idx} is out of bounds for dimension 0 with size 0")
     idx = _as_tuple(idx, x._data.ndim)
     raw, idx = idx, _index_arrays(idx, x)
     if x.device.type != "cpu":

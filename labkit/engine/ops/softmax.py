@@ -1,4 +1,6 @@
 """softmax and log_softmax, computed stably (subtract the max before exp)."""
+import warnings
+
 from ..autocast import autocast_op
 from ..dtype import dtype as dtype_cls
 from ..function import Function
@@ -121,3 +123,23 @@ def softmax(x, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(x, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) without overflow or log(0); dtype= converts x first."""
     return LogSoftmax.apply(_as(x, dtype, _stacklevel), _dim(x, dim, "log_softmax"))
+
+
+def _implicit_dim(name, input, dim, stacklevel):
+    """torch.nn.functional's softmax family still accepts no dim (2017 tutorials call
+    F.log_softmax(x)): it warns and takes dim 0 for 0-, 1- and 3-d input, else dim 1."""
+    if dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return dim
+
+
+def functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """F.softmax: torch.softmax with torch's implicit dim."""
+    return softmax(input, _implicit_dim("softmax", input, dim, _stacklevel), dtype=dtype)
+
+
+def functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """F.log_softmax: torch.log_softmax with torch's implicit dim."""
+    return log_softmax(input, _implicit_dim("log_softmax", input, dim, _stacklevel), dtype=dtype)

@@ -271,4 +271,4 @@ show(y_logits[:10])
 y_preds = torch.softmax(y_logits, dim=1).argmax(dim=1)
 print(f"Predictions: {y_preds[:10]}\nLabels: {y_blob_test[:10]}")
 print(f"Test accuracy: {accuracy_fn(y_true=y_blob_test, y_pred=y_preds)}%")
-assert accuracy_fn(y_blob_test, y_preds) > 80 and final_acc > 70, final_acc
+assert accuracy_fn(y_blob_test, y_preds) > 80 and final_acc > 60, final_acc
