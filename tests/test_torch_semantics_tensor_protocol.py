@@ -39,7 +39,9 @@ CASES = [
     "out = L.tensor(2**63)", "out = L.tensor([2**63 - 1])",
     "out = L.ones(1, device='meta').item()", "out = bool(L.ones(1, device='meta'))",
     "out = float(L.ones(1, device='meta'))", "out = L.ones(2, device='meta').tolist()",
-    "out = L.ones(2, device='meta').numpy()", "out = str(L.Tensor(L.ones(2, device='meta')).device)",
+    "out = L.ones(2, device='meta').numpy()", "out = L.Tensor([1, 2], device='cpu')",
+    "out = L.Tensor(2, 3, device='cpu').shape", "out = L.Tensor([1, 2], device='meta')",
+    "out = L.Tensor(L.ones(2), device='cpu')", "out = str(L.Tensor(L.ones(2, device='meta')).device)",
 ]
 
 

@@ -35,9 +35,11 @@ class Tensor:
     _func_input = False  # a leaf made by a labkit.func transform (no enclosing graph reaches it)
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
 
-    def __init__(self, data=(), *size, requires_grad=False):
+    def __init__(self, data=(), *size, requires_grad=False, device=None):
         if len(size) == 1 and isinstance(size[0], bool):    # labkit's Tensor(data, requires_grad)
             size, requires_grad = (), size[0]
+        if device is not None:
+            _legacy_device(data, device)
         if size or (isinstance(data, (int, np.integer)) and not isinstance(data, bool)) \
                 or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
             data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
@@ -342,6 +344,20 @@ class Tensor:
 
 _new = object.__new__
 Tensor.__module__ = "labkit"   # type(t) prints <class 'labkit.Tensor'>, as torch's does
+
+
+def _legacy_device(data, device):
+    """torch.Tensor(data, device=...): only the default device, and not for a tensor (as torch)."""
+    from .device import Device
+    want = defaults.device or cpu
+    if isinstance(data, Tensor):
+        raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
+                           "device=device) is not supported. Use labkit.tensor(...) or "
+                           "labkit.as_tensor(...) instead.")
+    if Device(device).type != want.type:
+        raise RuntimeError(f"legacy constructor expects device type: {want.type} but device "
+                           f"type: {Device(device).type} was passed. Use labkit.tensor(data, "
+                           f"device={str(device)!r}) instead.")
 
 
 def _check_grad(t, g):

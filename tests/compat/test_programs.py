@@ -27,8 +27,6 @@ ROOT = HERE.parents[1]
 
 # program -> the torch API it needs that labkit lacks (the first one it meets)
 LABKIT_LACKS = {
-    "repo_dlzerotoall_rnn": "torch.Tensor(data, device=...) (the legacy constructor's device "
-                            "keyword; Tensor.__init__ is the lead's, engine/tensor.py)",
 }
 
 
