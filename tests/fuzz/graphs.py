@@ -583,7 +583,6 @@ FLOAT_ONLY = {"softplus", "leaky_relu", "gelu", "silu", "elu", "logsigmoid", "ha
 # views are read-only for every write: a known gap (labkit refuses with a clear message)
 EXPAND_WRITES = {"fill_", "masked_fill_", "setitem_b", "index_put_acc", "index_add_", "copy_",
                  "zero_"}
-# gradients at nan/inf that differ from torch's (torch: elu/hardtanh/relu6 pass the gradient at
-# nan, huber/smooth_l1 give +-1/n at +-inf; labkit nan or 0): known gaps in
-# nn_activation.py / the loss ops, not drawn on non-finite inputs
-NONFINITE_GAPS = {"elu", "hardtanh", "relu6", "huber_loss", "smooth_l1_loss"}
+# gradients at +-inf that differ from torch's (huber/smooth_l1: torch +-1/n, labkit nan): a known
+# gap in the loss ops, not drawn on non-finite inputs
+NONFINITE_GAPS = {"huber_loss", "smooth_l1_loss"}
