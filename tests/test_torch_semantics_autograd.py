@@ -270,3 +270,33 @@ def test_norm_inf_of_an_empty_dim_and_the_zero_norm_gradient(code):
     """The inf norm over an empty dim has no identity: torch refuses, labkit returned 0 (seed
     50); the 0-"norm" (a count) passes no gradient, labkit's g * 0 was nan for g = inf (41)."""
     check(code)
+
+
+IN_PLACE_SHAPES = ["add_", "sub_", "mul_", "div_", "pow_", "remainder_", "floor_divide_"]
+
+
+@pytest.mark.parametrize("op", IN_PLACE_SHAPES)
+@pytest.mark.parametrize("other", ["L.ones(1, 1, 2, dtype=L.int64)", "L.ones(1, 2, dtype=L.float64)",
+                                   "L.ones(1, 1, 2)", "L.ones(2)"])
+def test_in_place_operand_cannot_grow_the_tensor(op, other):
+    """x (shape [2]).add_(a [1, 1, 2] tensor of another dtype): torch refuses (the result would
+    be [1, 1, 2]); labkit's general path assigned with numpy, which drops leading 1s, and
+    accepted (seed 62: pow_ on a flat view). Under no_grad (the optimizer's path) too."""
+    check(f"x = L.zeros(2) + 2\nwith L.no_grad():\n    x.{op}({other})\nout = x")
+
+
+@pytest.mark.parametrize("code", [
+    "out = L.zeros(2).index_put_((L.tensor([0, 1]),), L.ones(1, 1, 2))",
+    "out = L.zeros(2).index_put((L.tensor([0, 1]),), L.ones(1, 2))",
+    "x = L.zeros(2); x[L.tensor([0, 1])] = L.ones(1, 2); out = x",     # setitem: allowed
+    "out = L.zeros(2).addcmul_(L.ones(1, 2), L.ones(1, 2))",
+    "out = L.zeros(2).clamp_(L.ones(2), None)",      # tensor bounds were a TypeError
+    "out = L.zeros(2).clamp_(min=L.ones(1, 1, 2))",
+    "out = L.zeros(2, dtype=L.int64).clamp_(min=L.ones(2))",
+    "out = L.tensor([0.0, 3.0]).clamp_(max=L.tensor(2.0), min=L.tensor([1.0, 1.0]))",
+    "x = L.tensor([0.0, 3.0, 1.5], requires_grad=True)\n"
+    "lo = L.tensor([1.0, 1.0, 1.0], requires_grad=True)\nout = x * 1\nout.clamp_(min=lo)\n"
+    "leaves = [x, lo]",
+])
+def test_index_put_and_clamp_with_tensor_operands(code):
+    check(code)
