@@ -300,3 +300,20 @@ def test_in_place_operand_cannot_grow_the_tensor(op, other):
 ])
 def test_index_put_and_clamp_with_tensor_operands(code):
     check(code)
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 20])
+def test_kthvalue_ties_pick_torchs_element_and_route_the_gradient_there(n):
+    """kthvalue among equal values: torch's CPU quickselect returns a particular one ([2, 2, 2],
+    k=1: index 1), and the gradient goes there; labkit took the stable sort's (index 0), so the
+    gradient went to another element (seed 61: maximum, kthvalue, lerp)."""
+    rng = np.random.default_rng(n)
+    arr = rng.integers(0, 3, (4, n)).astype(float)
+    arr[0, :] = 2.0
+    arr[1, 1] = math.nan
+    for k in range(1, n + 1):
+        check(f"x = L.tensor({arr.tolist()!r}, dtype=L.float64, requires_grad=True)\n"
+              f"out = x.kthvalue({k}, -1)\nleaves = [x]".replace("nan", "float('nan')"))
+        check(f"x = L.tensor({arr.T.tolist()!r}, dtype=L.float64, requires_grad=True)\n"
+              f"out = x.kthvalue({min(k, 4)}, 0, keepdim=True)\nleaves = [x]"
+              .replace("nan", "float('nan')"))
