@@ -276,8 +276,8 @@ IN_PLACE_SHAPES = ["add_", "sub_", "mul_", "div_", "pow_", "remainder_", "floor_
 
 
 @pytest.mark.parametrize("op", IN_PLACE_SHAPES)
-@pytest.mark.parametrize("other", ["L.ones(1, 1, 2, dtype=L.int64)", "L.ones(1, 2, dtype=L.float64)",
-                                   "L.ones(1, 1, 2)", "L.ones(2)"])
+@pytest.mark.parametrize("other", ["L.ones(1, 1, 2, dtype=L.int64)", "L.ones(1, 1, 2)",
+                                   "L.ones(1, 2, dtype=L.float64)", "L.ones(2)"])
 def test_in_place_operand_cannot_grow_the_tensor(op, other):
     """x (shape [2]).add_(a [1, 1, 2] tensor of another dtype): torch refuses (the result would
     be [1, 1, 2]); labkit's general path assigned with numpy, which drops leading 1s, and
