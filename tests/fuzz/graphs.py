@@ -31,16 +31,16 @@ def shapes(draw, max_rank=3):
 
 
 @st.composite
-def values(draw, shape, dtype):
-    """Small values with ties (repeats from a pool), tie-free half of the time, rarely nan/inf;
-    integers -3..3 and bools for integer dtypes."""
+def values(draw, shape, dtype, special=True):
+    """Small values with ties (repeats from a pool), tie-free half of the time, rarely nan/inf
+    (when `special`); integers -3..3 and bools for integer dtypes."""
     n = int(np.prod(shape)) if shape else 1
     if dtype == "bool":
         return np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))).reshape(shape)
     if dtype == "int64":
         return np.array(draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)),
                         dtype="int64").reshape(shape)
-    pool = POOL + (SPECIAL if draw(st.integers(0, 7)) == 0 else [])
+    pool = POOL + (SPECIAL if special and draw(st.integers(0, 7)) == 0 else [])
     vals = draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
     if draw(st.booleans()):
         vals = [v + 0.0137 * (i + 1) for i, v in enumerate(vals)]     # no ties

@@ -44,9 +44,8 @@ class VectorNorm(Function):
         ord, dims = ctx.ord, ctx.dims
         g = _expand_back(grad, x.shape, dims, ctx.keepdim)
         yk = _expand_back(y, x.shape, dims, ctx.keepdim)
-        if ord == 0:     # a count: no gradient (zeros, also where an upstream is inf or nan)
-            from ..creation import zeros_like
-            return zeros_like(g), None, None, None
+        if ord == 0:     # a count: no gradient at all (as torch: not even 0 * an inf upstream)
+            return None, None, None, None
         if ord == 1:
             return g * x.sign(), None, None, None
         if ord in (math.inf, -math.inf):
