@@ -212,11 +212,13 @@ def undefined_as_torch(mine, ref):
 
 
 def pow_at_zero_gap(what, mine, ref):
-    """Known gap (labkit/engine/ops/arithmetic.py, PowTensor): torch's pow backward masks
-    0 * inf with a where whose other branch still holds it, so the *second* derivative of a ** b
-    at a = 0 is nan in torch; labkit masks both branches and gives 0 (or +-inf). Accepted only
-    where torch is nan, after a tensor pow."""
-    if not any(f"('{n}'," in what for n in ("pow", "pow_scalar", "rpow", "where_log")):
+    """Known gap (labkit/engine/ops/arithmetic.py PowTensor, norm.py, functional_norm.py):
+    torch's pow / norm / normalize backward masks 0 * inf with a where whose other branch still
+    holds it, so the *second* derivative of a ** b at a = 0, or of a norm at a zero vector, is
+    nan in torch; labkit masks both branches and gives 0 (or +-inf). Accepted only where torch
+    is nan, after one of those ops."""
+    names = ("pow", "pow_scalar", "rpow", "where_log", "'pow_'", "normalize", "norm")
+    if not any(f"('{n}'," in what or n in what for n in names):
         return False
     m, r = mine.detach().numpy(), ref.detach().numpy(force=True)
     bad = ~np.isclose(m, r, rtol=1e-7, atol=1e-9, equal_nan=True)
