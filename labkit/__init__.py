@@ -4,6 +4,7 @@
 """
 from .engine import (Device as device, Size, Tensor, enable_grad, inference_mode,  # noqa: F401
                      is_grad_enabled, no_grad, set_grad_enabled)
+from .engine import is_anomaly_enabled, is_inference_mode_enabled  # noqa: F401,E402
 from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, eye,  # noqa: F401
                               from_numpy, full, full_like, initial_seed, linspace, manual_seed,
                               ones, ones_like, rand, rand_like, randint, randn, randn_like,
@@ -86,6 +87,7 @@ from .engine.ops.search import bucketize, isin, searchsorted  # noqa: F401,E402
 from .engine.ops.products_extra import cartesian_prod, kron, tensordot  # noqa: F401,E402
 from .engine.ops.finite import diff, logaddexp, logaddexp2, nan_to_num, rot90  # noqa: F401,E402
 from .engine.ops.linalg_solve import det, inv as inverse, logdet, slogdet  # noqa: F401,E402
+from ._torch_linalg import *  # noqa: F401,F403,E402  (torch.svd, torch.qr, torch.pinverse ...)
 from . import testing  # noqa: F401,E402
 from ._dtype_api import can_cast, is_complex, is_floating_point, promote_types, result_type  # noqa
 from .engine.ops.api_extras import (aminmax, logspace, nanmean, nansum, randint_like,  # noqa

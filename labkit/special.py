@@ -7,9 +7,8 @@ from .engine.ops.gamma import digamma, erfc, erfinv, lgamma as gammaln, mvlgamma
 from .engine.ops.math import expm1, log1p, round
 from .engine.ops.norm import logsumexp
 from .engine.ops.softmax import log_softmax as _log_softmax, softmax as _softmax
-from .engine.ops.special_math import exp2, logit, sinc, xlogy
+from .engine.ops.special_math import entr, exp2, logit, sinc, xlog1py, xlogy
 from .engine.ops.unary import sigmoid as expit
-from .engine.ops.select import where
 
 psi = digamma
 
@@ -24,20 +23,6 @@ def softmax(input, dim, *, dtype=None):
 
 def log_softmax(input, dim, *, dtype=None):
     return _log_softmax(input if dtype is None else input.to(dtype), dim)
-
-
-def entr(input):
-    """-x log x elementwise: 0 at 0, -inf below 0."""
-    x = input if input.dtype.is_floating_point else input.float()
-    safe = where(x > 0, x, 1.0)
-    return where(x > 0, -x * safe.log(), where(x == 0, 0.0, float("-inf")))
-
-
-def xlog1py(input, other):
-    """input * log1p(other), 0 where input is 0; d/d(input) is log1p(other) everywhere, as
-    torch's."""
-    out = input * log1p(other)
-    return out + where(input == 0, -out.detach(), 0.0)
 
 
 def ndtr(input):

@@ -1,7 +1,7 @@
 """labkit.autograd: Function, backward, grad, gradcheck and anomaly detection (torch.autograd);
 functional (jacobian, hessian, vjp, jvp, hvp, vhp) and function (once_differentiable)."""
 from ..engine import (Function, GradcheckError, backward, detect_anomaly, gradcheck, grad,  # noqa
-                      set_detect_anomaly)
+                      is_anomaly_enabled, set_detect_anomaly)
 from ..engine.function import Node  # noqa: F401
 from ..engine.grad_mode import no_grad, enable_grad, set_grad_enabled  # noqa: F401
 from . import function, functional  # noqa: F401

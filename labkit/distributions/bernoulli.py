@@ -5,13 +5,15 @@ from ..engine import Size
 from ..engine.ops.sampling import bernoulli
 from ..nn import functional as F
 from . import constraints
-from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
-    support = staticmethod(constraints.boolean)
+    support = constraints.boolean
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
@@ -26,9 +28,18 @@ class Bernoulli(Distribution):
         batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    @property
-    def arg_constraints(self):
-        return {"probs": constraints.unit_interval, "logits": constraints.real}
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     @lazy_property
     def logits(self):
@@ -63,9 +74,25 @@ class Bernoulli(Distribution):
             return bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
-        self._validate_sample(value, self.support)
+        if self._validate_args:
+            self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        from ..engine.creation import arange
+        values = arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+    @property
+    def _natural_params(self):
+        return (self.probs / (1 - self.probs)).log(),
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()

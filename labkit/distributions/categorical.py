@@ -25,9 +25,22 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    @property
-    def arg_constraints(self):
-        return {"probs": constraints.simplex, "logits": constraints.real}
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Categorical, _instance)
+        batch_shape = Size(batch_shape)
+        param_shape = tuple(batch_shape) + (self._num_events,)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(param_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(param_shape)
+            new._param = new.logits
+        new._num_events = self._num_events
+        super(Categorical, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     @lazy_property
     def logits(self):
@@ -41,9 +54,9 @@ class Categorical(Distribution):
     def param_shape(self):
         return self._param.size()
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
-        return constraints.integer_interval(self._num_events - 1)
+        return constraints.integer_interval(0, self._num_events - 1)
 
     @property
     def mean(self):
@@ -64,7 +77,8 @@ class Categorical(Distribution):
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
-        self._validate_sample(value, self.support)
+        if self._validate_args:
+            self._validate_sample(value)
         value = value.long().unsqueeze(-1)
         shape = _broadcast(value.shape, self.logits.shape)
         value, log_pmf = value.expand(shape), self.logits.expand(shape)

@@ -9,8 +9,11 @@ from .utils import broadcast_all
 
 
 class Uniform(Distribution):
-    arg_constraints = {"low": constraints.real, "high": constraints.real}
     has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
@@ -19,10 +22,16 @@ class Uniform(Distribution):
         else:
             batch_shape = self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool((self.low < self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
 
-    @property
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Uniform, _instance)
+        batch_shape = Size(batch_shape)
+        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
+        super(Uniform, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
         return constraints.interval(self.low, self.high)
 
@@ -48,14 +57,20 @@ class Uniform(Distribution):
         return self.low + r * (self.high - self.low)
 
     def log_prob(self, value):
-        self._validate_sample(value, self.support)
+        if self._validate_args:
+            self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
         return (lb.mul(ub)).log() - (self.high - self.low).log()
 
     def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
         result = (value - self.low) / (self.high - self.low)
         return result.clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
 
     def entropy(self):
         return (self.high - self.low).log()

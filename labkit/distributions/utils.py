@@ -68,3 +68,37 @@ class lazy_property:
         value = self.fn(instance)
         instance.__dict__[self.fn.__name__] = value
         return value
+
+
+def _standard_normal(shape, dtype, device):
+    from ..engine.creation import empty
+    from ..engine.grad_mode import no_grad
+    with no_grad():
+        return empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value, dim):
+    return sum_rightmost(value, dim)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    n = mat.shape[-1]
+    from ..engine.creation import arange
+    idx = arange(n, device=mat.device)
+    mask = idx < (idx.view(-1, 1) + (diag + 1))
+    return mat[..., mask]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    import math
+    n = int((-(1 + 2 * diag) + math.sqrt((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1))) / 2 + 1e-6)
+    from ..engine.creation import arange, zeros
+    mat = zeros(tuple(vec.shape[:-1]) + (n, n), dtype=vec.dtype, device=vec.device)
+    idx = arange(n, device=vec.device)
+    mask = idx < (idx.view(-1, 1) + (diag + 1))
+    mat[..., mask] = vec
+    return mat
+
+
+def broadcast_shape(*shapes):
+    return _broadcast_shape(*(tuple(s) for s in shapes))

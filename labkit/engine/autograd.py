@@ -133,6 +133,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     dtype when it differs (_fit), and summed into what that node has received (_add). The
     common case of that hand-over (the right shape and dtype, a node seen for the first time)
     is written out in the loop: it runs once per edge of the graph (W2 measures it).
+    A chain skips the heap: when a node starts the gradient of exactly one node and no other
+    node waits, nothing can add to that gradient any more, so that node runs next directly.
     """
     roots = _root_grads(outputs, grad_outputs)
     buffers = {}     # node -> the gradients summed so far, one per output
@@ -156,61 +158,73 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     try:
         while heap:
             node = heappop(heap)[1]
-            grads = buffers.pop(node, None)
-            if grads is None:
-                continue   # a leaf already run first (its own heap entry comes later)
-            if node._hooks:
-                grads = _run_hooks(node, _as_tensors(grads, node))
-            if rare:     # grad(inputs=...), node hooks (viz, jit), leaf readiness: checked once
-                if targets is not None and node in targets:
-                    for i, idx in targets[node]:
-                        results[i] = _as_tensor(grads[idx], node)
-                for fn in watchers:
-                    fn(node, grads)
-                if through is not None and node not in through:
-                    continue   # grad() w.r.t. a non-leaf (or a leaf: nothing accumulates then)
-            edges = node._edges
-            if not edges:                              # a leaf's AccumulateGrad
-                if accumulate:
-                    accumulate_leaf(node, _as_tensor(grads[0], node), create_graph, handed)
-                continue
-            out = NotImplemented
-            if len(grads) == 1:
-                g = grads[0]
-                fast = node._fn.backward_arrays if arrays else None
-                if fast is not None and g is not None:     # the formula on arrays
-                    out = fast(node, g._data if isinstance(g, Tensor) else g)
-                if out is NotImplemented and not rare:     # call_backward, inlined
-                    out = node._fn.backward(node, g if isinstance(g, Tensor) else
-                                            _make(g, node._device))
-                    if type(out) is not tuple:
-                        out = (out,)
-            if out is NotImplemented:
-                out = call_backward(node, _as_tensors(grads, node))
-            try:
-                for e, g in zip(edges, out, strict=True):   # send each gradient to its input
-                    if g is None or e is None:
-                        continue
-                    nxt, idx = e
-                    if nxt is None or (rare and needed is not None and nxt not in needed):
-                        continue
-                    a = g if type(g) is _ndarray else g._data if type(g) is Tensor else None
-                    if a is None or a.shape != nxt._out_shapes[idx] \
-                            or a.dtype is not nxt._out_dtypes[idx]:
-                        g = _fit(node, edges.index(e), g, nxt, idx)
-                    if nxt in buffers or len(nxt._out_shapes) != 1:
-                        _add(buffers, heap, nxt, idx, g)
-                    else:                              # its first gradient: queue it
-                        heappush(heap, (-nxt._seq, nxt))
-                        buffers[nxt] = [g]
-            except ValueError:
-                if len(out) != len(edges):
-                    raise _arity_error(node, out) from None
-                raise
-            if rare and waiting is not None:
-                _release_leaves(edges, waiting, heap, buffers)
-            if not retain_graph and node._saved:      # free what forward saved
-                node._saved = None
+            grads = buffers.pop(node, None)   # None: a leaf already run first (rare)
+            while grads is not None:  # runs node, then the node it handed on (see hold), ...
+                if node._hooks:
+                    grads = _run_hooks(node, _as_tensors(grads, node))
+                if rare:     # grad(inputs=...), node hooks (viz, jit), leaf readiness
+                    if targets is not None and node in targets:
+                        for i, idx in targets[node]:
+                            results[i] = _as_tensor(grads[idx], node)
+                    for fn in watchers:
+                        fn(node, grads)
+                    if through is not None and node not in through:
+                        break   # grad() w.r.t. a non-leaf (or a leaf: nothing accumulates)
+                edges = node._edges
+                if not edges:                              # a leaf's AccumulateGrad
+                    if accumulate:
+                        accumulate_leaf(node, _as_tensor(grads[0], node), create_graph, handed)
+                    break
+                out = NotImplemented
+                if len(grads) == 1:
+                    g = grads[0]
+                    fast = node._fn.backward_arrays if arrays else None
+                    if fast is not None and g is not None:     # the formula on arrays
+                        out = fast(node, g._data if isinstance(g, Tensor) else g)
+                    if out is NotImplemented and not rare:     # call_backward, inlined
+                        out = node._fn.backward(node, g if isinstance(g, Tensor) else
+                                                _make(g, node._device))
+                        if type(out) is not tuple:
+                            out = (out,)
+                if out is NotImplemented:
+                    out = call_backward(node, _as_tensors(grads, node))
+                hold = None    # the first node this one starts a gradient for, kept out of
+                try:           # the heap: if nothing else waits, its gradient is complete
+                    for e, g in zip(edges, out, strict=True):   # send each to its input
+                        if g is None or e is None:
+                            continue
+                        nxt, idx = e
+                        if nxt is None or (rare and needed is not None and nxt not in needed):
+                            continue
+                        a = g if type(g) is _ndarray else g._data if type(g) is Tensor else None
+                        if a is None or a.shape != nxt._out_shapes[idx] \
+                                or a.dtype is not nxt._out_dtypes[idx]:
+                            g = _fit(node, edges.index(e), g, nxt, idx)
+                        if nxt in buffers or len(nxt._out_shapes) != 1:
+                            _add(buffers, heap, nxt, idx, g)
+                        elif hold is None and not rare:
+                            hold, held = nxt, g
+                        elif nxt is hold:                  # a second gradient for it (x * x)
+                            _queue(buffers, heap, hold, held)
+                            hold = None
+                            _add(buffers, heap, nxt, idx, g)
+                        else:                              # its first gradient: queue it
+                            heappush(heap, (-nxt._seq, nxt))
+                            buffers[nxt] = [g]
+                except ValueError:
+                    if len(out) != len(edges):
+                        raise _arity_error(node, out) from None
+                    raise
+                if rare and waiting is not None:
+                    _release_leaves(edges, waiting, heap, buffers)
+                if not retain_graph and node._saved:      # free what forward saved
+                    node._saved = None
+                if hold is None:
+                    break
+                if heap:     # another node waits: hold may still receive from it
+                    _queue(buffers, heap, hold, held)
+                    break
+                node, grads = hold, [held]   # a chain: no heap round trip (W2 measures it)
     finally:
         mode.enabled = prev
     if results is not None:
@@ -298,6 +312,12 @@ def _fit(node, i, g, nxt, idx):
     if g._data.dtype != dt:
         g = g.to(_dt.from_np(dt))
     return g
+
+
+def _queue(buffers, heap, node, g):
+    """Queue node with its first gradient g (a single-output node)."""
+    heappush(heap, (-node._seq, node))
+    buffers[node] = [g]
 
 
 def _add(buffers, heap, node, idx, g):
@@ -414,9 +434,9 @@ def _accumulate(leaf, g, create_graph, handed):
             arr = arr.copy()
             g = _make(arr, g.device)
         handed.add(id(arr))
-        leaf.grad = _make(arr, g.device)
+        leaf._grad = _make(arr, g.device)     # fits by construction: no setter checks
     elif old.grad_fn is not None or not _writeable(old._data):
-        leaf.grad = old.detach() + g
+        leaf._grad = old.detach() + g
     else:
         old._data += g._data
         old._bump_version()
@@ -459,8 +479,18 @@ def backward(tensors, gradient=None, retain_graph=None, create_graph=False, inpu
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False):
-    """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad)."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(outputs)/d(inputs) without touching any .grad (JAX-style, and for grad-of-grad).
+    materialize_grads=True gives zeros, not None, for an input the outputs do not use."""
+    if is_grads_batched:
+        raise NotImplementedError("grad(is_grads_batched=True) is not supported by labkit: "
+                                  "call grad once per row of grad_outputs, or use "
+                                  "labkit.func.vmap over labkit.func.vjp.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads "
+                         "is True: an unused input gets zeros, so it is allowed.")
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     single = isinstance(inputs, Tensor)
     inputs = (inputs,) if single else tuple(inputs)
@@ -470,6 +500,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     res = run_backward(outputs, tuple(grad_outputs), retain_graph, create_graph, inputs=inputs,
                        accumulate=False, allow_unused=allow_unused)
+    if materialize_grads:
+        from .creation import zeros_like
+        res = [zeros_like(x) if g is None else g for g, x in zip(res, inputs)]
     return tuple(res)
 
 
@@ -504,9 +537,20 @@ class detect_anomaly:
         return False
 
 
-def set_detect_anomaly(mode_on):
-    set_anomaly(mode_on)
+class set_detect_anomaly(detect_anomaly):
+    """Anomaly mode on or off at once; as a with-block, back to what it was at the end."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = process.anomaly
+        set_anomaly(mode)
+
+    def __enter__(self):
+        return self
 
 
-__all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly",
+def is_anomaly_enabled():
+    return process.anomaly
+
+
+__all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "execution_order", "zero_grad"]

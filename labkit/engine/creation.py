@@ -1,4 +1,6 @@
 """Making tensors: tensor, zeros, ones, arange, randn ... and the seeded random stream."""
+import itertools
+
 import numpy as np
 
 from . import dtype as _dt
@@ -6,7 +8,7 @@ from .defaults import defaults
 from .device import Device, cpu, to_device_array
 from .hooks import current_tracer
 from .memory import names_the_size
-from .promotion import fill_value
+from .promotion import PROMOTE, fill_value, python_number
 from .tensor import Tensor
 
 
@@ -60,30 +62,81 @@ def _infer(arr):
     return arr
 
 
-def _from_data(data):
+_PYTHON = {float: None, int: np.dtype("int64"), bool: np.dtype(bool)}   # None: the default
+_INTS = {np.dtype("int64"), np.dtype(bool)}
+
+
+def _element_dtypes(data, found):
+    """Add to `found` the dtype of each element of nested lists: a numpy scalar's, array's or
+    tensor's own, a Python number's default. True if some element had a dtype of its own.
+    Walked one nesting level at a time, so that a list of rows costs C loops, not calls."""
+    typed = False
+    while data:
+        kinds = set(map(type, data))
+        rows = []
+        for kind in kinds:
+            if kind is list or kind is tuple:
+                rows.append(data if len(kinds) == 1 else [d for d in data if type(d) is kind])
+            elif kind in _PYTHON:
+                found.add(_PYTHON[kind] or defaults.float)
+            elif issubclass(kind, (np.generic, np.ndarray, Tensor)):
+                typed = True
+                for d in data:
+                    if type(d) is kind:
+                        found.add(_own_dtype(d))
+        data = list(itertools.chain.from_iterable(itertools.chain.from_iterable(rows)))
+    return typed
+
+
+def _own_dtype(d):
+    if isinstance(d, Tensor):
+        if d._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars: "
+                             f"tensor() got a list holding a tensor of shape {tuple(d.shape)}. "
+                             "Use labkit.stack(tensors) to join tensors.")
+        return d._data.dtype
+    return d.dtype
+
+
+def _from_data(data, dtype=None):
     if isinstance(data, Tensor):
         return data._host(), True
     if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype (float64 too)
         return np.asarray(data), True
     if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
         return data.get(), True
-    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
-        data = [d.tolist() if isinstance(d, Tensor) else d for d in data]
+    typed = None     # as torch: numpy scalars, arrays and tensors in a list keep their dtypes
+    found = {_PYTHON[int]} if type(data) is int else set()
+    if isinstance(data, (list, tuple)):
+        if _element_dtypes(data, found):
+            dtypes = iter(found)
+            typed = next(dtypes)
+            for d in dtypes:
+                typed = PROMOTE[typed, d]
+            if any(isinstance(d, Tensor) for d in data):
+                data = [d.tolist() if isinstance(d, Tensor) else d for d in data]
     try:
         arr = np.array(data)
     except ValueError as e:
         raise ValueError(f"tensor(): the data is ragged (rows of different lengths) or not "
                          f"numeric: {e}. Every row must have the same length.") from None
+    if found and found <= _INTS and arr.dtype.kind in "ufO" and not (   # numpy's way out
+            dtype is not None and _dt.to_np(dtype).kind == "f"):          # of int64
+        raise ValueError("Overflow when unpacking long long: tensor() got a Python int outside "
+                         "int64's range (-2**63 to 2**63 - 1), the widest integer a tensor "
+                         "holds. Use a float (float(n)) if an approximate value will do.")
     if arr.dtype == object or arr.dtype.kind in "USM":
         raise TypeError(f"tensor(): could not make a numeric tensor from {type(data).__name__} "
                         f"data (numpy saw dtype {arr.dtype}). Use numbers, bools, or nested "
                         "lists of them with equal lengths.")
+    if typed is not None:
+        return arr.astype(typed, copy=False), True
     return arr, False
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of data (numbers, nested lists, numpy arrays, tensors)."""
-    arr, typed = _from_data(data)
+    arr, typed = _from_data(data, dtype)
     if not typed and dtype is None:     # with a dtype, Python floats go there directly
         arr = _infer(arr)
     return _finish(np.array(arr, copy=True), dtype, device, requires_grad)
@@ -93,7 +146,7 @@ def as_tensor(data, dtype=None, device=None):
     """Like tensor(), but shares memory with a numpy array when dtype and device allow."""
     if isinstance(data, Tensor):
         return data.to(device or data.device, dtype) if (dtype or device) else data
-    arr, typed = _from_data(data)
+    arr, typed = _from_data(data, dtype)
     if not typed and dtype is None:
         arr = _infer(arr)
     return _finish(arr, dtype, device, False)
@@ -136,34 +189,35 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
 
 @names_the_size
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    fill_value = python_number(fill_value)
     default = np.bool_ if isinstance(fill_value, bool) else \
         np.int64 if isinstance(fill_value, int) else defaults.float
     return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device,
                    requires_grad, np.dtype(default))
 
 
-def _like(x, dtype, device):
-    return dtype or x.dtype, device or x.device
+def _like(input, dtype, device):
+    return dtype or input.dtype, device or input.device
 
 
-def zeros_like(x, dtype=None, device=None, requires_grad=False):
-    return zeros(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return zeros(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                  requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False):
-    return ones(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def ones_like(input, dtype=None, device=None, requires_grad=False):
+    return ones(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                 requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False):
-    return empty(x.shape, dtype=_like(x, dtype, device)[0], device=_like(x, dtype, device)[1],
+def empty_like(input, dtype=None, device=None, requires_grad=False):
+    return empty(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
                  requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(x.shape, fill_value, dtype=_like(x, dtype, device)[0],
-                device=_like(x, dtype, device)[1], requires_grad=requires_grad)
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(input.shape, fill_value, dtype=_like(input, dtype, device)[0],
+                device=_like(input, dtype, device)[1], requires_grad=requires_grad)
 
 
 @names_the_size
@@ -274,11 +328,11 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(_dist.randperm(_gen(generator), n), dtype, device, requires_grad)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
-    return rand(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+def rand_like(input, dtype=None, device=None, requires_grad=False):
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
-    return randn(x.shape, dtype=dtype or x.dtype, device=device or x.device,
+def randn_like(input, dtype=None, device=None, requires_grad=False):
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)

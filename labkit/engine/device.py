@@ -107,6 +107,20 @@ class Device:
         (without this, copy.deepcopy would try to copy the array module)."""
         return self
 
+    def __enter__(self):
+        """`with torch.device('cuda'):` creates new tensors (and layers' parameters) there."""
+        from .defaults import defaults
+        _entered.append(defaults.device)
+        defaults.device = self
+        return self
+
+    def __exit__(self, *exc):
+        from .defaults import defaults
+        defaults.device = _entered.pop()
+
+
+_entered = []   # the default devices that `with device:` blocks replaced, innermost last
+
 
 cpu = Device("cpu")
 

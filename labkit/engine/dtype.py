@@ -46,6 +46,20 @@ bool_ = dtype("bool")
 
 _BY_NP = {d.np: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
 
+# torch's own names for dtypes in its error messages: ScalarType ("Float") and the C type
+# ("float"), so a labkit error can quote torch's words (a student searches for those)
+_SCALAR_NAMES = {"float32": ("Float", "float"), "float64": ("Double", "double"),
+                 "float16": ("Half", "c10::Half"), "bfloat16": ("BFloat16", "c10::BFloat16"),
+                 "int64": ("Long", "long int"), "int32": ("Int", "int"),
+                 "int16": ("Short", "short int"), "int8": ("Char", "signed char"),
+                 "uint8": ("Byte", "unsigned char"), "bool": ("Bool", "bool")}
+
+
+def scalar_type_name(d, c_type=False):
+    """torch's name for the dtype of a tensor or array d in its messages: "Float" ("float")."""
+    name = str(getattr(d, "dtype", d)).split(".")[-1]
+    return _SCALAR_NAMES.get(name, (name, name))[1 if c_type else 0]
+
 
 class _BFloat16(dtype):
     """bfloat16 (float32's 8 exponent bits, 7 mantissa bits): the numpy dtype of the

@@ -125,7 +125,10 @@ class Node(FunctionCtx):
 
     @property
     def next_functions(self):
-        """((node, output index), ...) for each tensor input; (None, 0) where no grad flows."""
+        """((node, output index), ...) for each tensor input; (None, 0) where no grad flows
+        (and, as torch, for a number in add/sub/mul/div: torch wraps it in a tensor)."""
+        if getattr(self, "_fn", None) is not None and self._fn.number_edges:
+            return tuple(_NO_EDGE if e is None else e for e in self._edges)
         return tuple(e for e in self._edges if e is not None)
 
     @property
@@ -261,6 +264,9 @@ class AccumulateGrad(Node):
         self._saved = ()
         self._post_hooks = ()   # fn(leaf) after .grad is updated (register_post_accumulate_grad_hook)
 
+    def name(self):
+        return "labkit::autograd::AccumulateGrad"    # as torch's: 'torch::autograd::...'
+
     @property
     def variable(self):
         """The leaf (None once it has been freed: then there is nothing to accumulate into)."""
@@ -287,6 +293,7 @@ class Function:
     #                       setup_context(ctx, inputs, output) saves what backward needs
     forward_on_arrays = False  # True: forward reads only its inputs' arrays (no Tensor op),
     #                            so recording need not be switched off around it (~0.1 us)
+    number_edges = False       # next_functions lists (None, 0) for a number argument too
     backward_arrays = None     # optional backward_arrays(ctx, grad) -> gradient arrays: the
     #   same formula on arrays, which the engine calls when nothing records the backward (no
     #   create_graph, tracer, node hook or anomaly mode); it reads ctx.saved_arrays and may

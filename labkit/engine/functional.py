@@ -2,7 +2,6 @@
 import warnings
 
 from .autocast import autocast_op
-from .function import Function
 from .ops.common import require_float
 from .ops.cross_entropy import cross_entropy  # noqa: F401  (re-exported)
 from .ops.loss_reduction import reduction_of
@@ -11,7 +10,6 @@ from .ops.mse_loss import MseLoss
 from .ops.nll_loss import nll_loss  # noqa: F401  (re-exported)
 from .ops.softmax import log_softmax, softmax  # noqa: F401  (re-exported)
 from .ops.unary import relu, sigmoid, tanh  # noqa: F401  (re-exported)
-from .tensor import Tensor
 
 
 def _reduce(loss, reduction, name):
@@ -73,26 +71,6 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(loss, reduction, "l1_loss")
 
 
-class BinaryCrossEntropyWithLogits(Function):
-    """Elementwise binary cross-entropy from logits x and targets t, computed stably:
-    max(x, 0) - x * t + log(1 + exp(-|x|)). Its gradient sigmoid(x) - t is written out, since
-    the kinks of max and |x| at x = 0 would otherwise give the wrong slope there."""
-    node_name = "BinaryCrossEntropyWithLogitsBackward0"
-
-    @staticmethod
-    def forward(ctx, x, t):
-        xp = x.device.xp
-        xd, td = x._data, t._data if isinstance(t, Tensor) else t
-        ctx.save_for_backward(x, t)
-        return xp.asarray(xp.maximum(xd, 0) - xd * td + xp.log1p(xp.exp(-xp.abs(xd))))
-
-    @staticmethod
-    def backward(ctx, grad):
-        x, t = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        return (grad * (x.sigmoid() - t) if need[0] else None), (-grad * x if need[1] else None)
-
-
 @autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
@@ -104,14 +82,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape}) in binary_cross_entropy_with_logits (e.g. "
                          "target.view(-1, 1) or input.squeeze(1)).")
-    if pos_weight is None:
-        loss = BinaryCrossEntropyWithLogits.apply(input, target)
-    else:   # (1 - t) x + (1 + (p - 1) t) softplus(-x), with softplus(-x) = -logsigmoid(x)
-        from .ops.nn_activation import logsigmoid
-        loss = (1 - target) * input - (1 + (pos_weight - 1) * target) * logsigmoid(input)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+    from .ops.binary_cross_entropy import BinaryCrossEntropyWithLogits, constants
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    weights = constants("binary_cross_entropy_with_logits", weight=weight,
+                        pos_weight=pos_weight)
+    return BinaryCrossEntropyWithLogits.apply(input, target, weights, reduction)
 
 
 __all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss", "l1_loss",

@@ -15,6 +15,7 @@ class _Mode(threading.local):
 
     def __init__(self):
         self.enabled = True
+        self.inference = False   # inside inference_mode() (is_inference_mode_enabled)
         self.tracer = None       # sees every op and every escape (hooks.tracing installs it)
         self.op_hooks = ()       # fn(node, args, outputs) for every op this thread records
         self.node_hooks = ()     # fn(node, grads) for every node this thread's backward runs
@@ -93,10 +94,31 @@ class enable_grad(_Switch):
 
 
 class inference_mode(no_grad):
-    """Same as no_grad here (PyTorch adds extra speed-ups; labkit has no need)."""
+    """no_grad that also says so to is_inference_mode_enabled() (PyTorch adds speed-ups and
+    marks the tensors made inside; labkit does neither)."""
 
     def __init__(self, mode=True):
         self.value = not mode
+
+    def __enter__(self):
+        self.prev_inference = mode.inference
+        mode.inference = not self.value
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        mode.inference = self.prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(not self.value):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    return mode.inference
 
 
 class set_grad_enabled(_Switch):

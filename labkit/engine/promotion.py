@@ -55,8 +55,17 @@ def promote_types(a, b):
     return _dt.from_np(PROMOTE[_dt.to_np(a), _dt.to_np(b)])
 
 
+def python_number(x):
+    """The Python number torch reads a numpy scalar as: np.float64(2.5) is 2.5, a Python float
+    (x * np.sqrt(d) stays float32), np.int64 an int, and np.bool_ a float (as torch does)."""
+    if isinstance(x, np.generic):
+        return float(x) if isinstance(x, (np.floating, np.bool_)) else int(x)
+    return x
+
+
 def _scalar_np(x):
-    if isinstance(x, (bool, np.bool_)):
+    x = python_number(x)
+    if isinstance(x, bool):
         return _b
     if isinstance(x, (int, np.integer)):
         if not -0x8000000000000000 <= x <= 0x7FFFFFFFFFFFFFFF:
@@ -116,7 +125,8 @@ def cast(x, np_dtype):
         return d if d.dtype == np_dtype else d.astype(np_dtype)
     if x is None:
         return None
-    if np_dtype.kind in "iu" and not isinstance(x, (bool, np.bool_)):
+    x = python_number(x)
+    if np_dtype.kind in "iu" and not isinstance(x, bool):
         info = np.iinfo(np_dtype)
         if not info.min <= x <= info.max:
             return np.asarray(x).astype(np_dtype)[()]

@@ -22,7 +22,7 @@ class Tensor:
     _data: object        # the array (numpy on cpu, cupy on cuda)
     device: object       # the Device it lives on
     _rg = False          # requires_grad
-    grad = None          # accumulated gradient (a Tensor), for leaves and retain_grad()
+    _grad = None         # accumulated gradient (a Tensor), for leaves and retain_grad()
     grad_fn = None       # the Node that made this tensor (None for leaves)
     _out_idx = 0         # which output of grad_fn this tensor is
     _vc = None           # shared version counter [n], created on first save or in-place write
@@ -77,6 +77,18 @@ class Tensor:
         return self
 
     @property
+    def grad(self):
+        """The accumulated gradient: of a leaf after backward, or of a tensor that called
+        retain_grad(); None before."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, g):
+        if g is not None:
+            _check_grad(self, g)
+        self._grad = g
+
+    @property
     def is_leaf(self):
         """True for tensors not made by a recorded op: their .grad is filled by backward."""
         return self.grad_fn is None
@@ -118,6 +130,11 @@ class Tensor:
             self._vc = [0]
         out._vc = self._vc
         return out
+
+    @property
+    def retains_grad(self):
+        """Whether retain_grad() was called on this non-leaf tensor (False for leaves)."""
+        return self._retains
 
     def retain_grad(self):
         """Keep .grad for this non-leaf tensor after backward (leaves keep it anyway)."""
@@ -262,12 +279,20 @@ class Tensor:
     def __float__(self):
         if self._rg:
             _warn_scalar()
-        return float(self.item())
+        return float(self._scalar("float"))
 
     def __int__(self):
         if self._rg:
             _warn_scalar()
-        return int(self.item())
+        return int(self._scalar("int"))
+
+    def _scalar(self, what):
+        """The one number of float(x)/int(x): torch's ValueError (item() raises RuntimeError)."""
+        if self._data.size != 1:
+            raise ValueError(f"only one element tensors can be converted to Python scalars: "
+                             f"{what}() got a tensor of shape {tuple(self.shape)}. Reduce it "
+                             "first (e.g. .sum()), or index one element.")
+        return self.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub":
@@ -282,6 +307,10 @@ class Tensor:
     def __format__(self, spec):
         if self._data.ndim == 0:
             return format(self.item(), spec)
+        if spec:
+            raise TypeError(f"unsupported format string passed to Tensor.__format__: "
+                            f"{spec!r} formats one number, and this tensor has shape "
+                            f"{tuple(self.shape)}. Format x.item() or x.tolist() instead.")
         return repr(self)
 
     def __dir__(self):
@@ -301,6 +330,24 @@ class Tensor:
 
 _new = object.__new__
 Tensor.__module__ = "labkit"   # type(t) prints <class 'labkit.Tensor'>, as torch's does
+
+
+def _check_grad(t, g):
+    """torch's checks on assigning x.grad: a gradient must fit the tensor it belongs to."""
+    if not isinstance(g, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(g).__name__}. Wrap it first: x.grad = labkit.tensor(value).")
+    if g._data.shape != t._data.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(g.shape)}' to a "
+                           f"tensor of size '{list(t.shape)}'. Please ensure that the gradient "
+                           "and the tensor are the same size.")
+    if g._data.dtype != t._data.dtype:
+        raise RuntimeError(f"attempting to assign a gradient with dtype {g.dtype} to a tensor "
+                           f"with dtype {t.dtype}: a gradient has its tensor's dtype. Convert "
+                           f"it first: x.grad = g.to({t.dtype}).")
+    if g.device != t.device:
+        raise RuntimeError(f"attempting to assign a gradient on {g.device} to a tensor on "
+                           f"{t.device}. Move it first: x.grad = g.to(x.device).")
 
 
 def _warn_scalar():

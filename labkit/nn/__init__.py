@@ -20,7 +20,7 @@ from .module import Module
 from .normalization import GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm
 from .padding import (CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
                       ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
                       MaxPool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -29,7 +29,7 @@ from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d
                    LazyConvTranspose2d, LazyLinear, LazyModuleMixin)
 from .uninitialized import UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Module", "Parameter", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
+__all__ = ["Module", "Parameter", "Buffer", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",
            "Dropout", "BatchNorm1d", "Embedding", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "GELU",
            "Softmax", "Sequential", "ModuleList", "ModuleDict", "MSELoss", "L1Loss",
            "CrossEntropyLoss", "NLLLoss", "BCEWithLogitsLoss", "functional", "init", "utils",

@@ -19,6 +19,7 @@ from . import init
 from .linear import Linear
 from .module import Module
 from .parameter import Parameter
+from .sdpa_backends import SDPBackend, sdpa_kernel  # noqa: F401  (torch.nn.attention's names)
 
 _NEG_INF = float("-inf")
 

@@ -106,6 +106,10 @@ class ModuleList(Module):
             self.append(m)
         return self
 
+    def __add__(self, other):
+        """A new ModuleList of both lists' modules (the modules themselves are shared)."""
+        return ModuleList([*self, *other])
+
     def insert(self, index, module):
         values = list(self._modules.values())
         values.insert(index, module)
@@ -117,7 +121,7 @@ class ModuleList(Module):
         """Runs of identical layers are shown once, as in torch: (0-2): 3 x Linear(...)."""
         reprs = [repr(m) for m in self]
         if not reprs:
-            return "ModuleList()"
+            return self._get_name() + "()"
         runs = []                                # [first index, last index, repr]
         for i, r in enumerate(reprs):
             if runs and runs[-1][2] == r:
@@ -126,7 +130,7 @@ class ModuleList(Module):
                 runs.append([i, i, r])
         lines = [_indent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2)
                  for a, b, r in runs]
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -13,6 +13,7 @@ from ..engine.ops.conv import conv1d, conv2d, conv_transpose2d  # noqa: F401
 from ..engine.ops.embedding import embedding  # noqa: F401
 from ..engine.ops.counting import one_hot  # noqa: F401
 from ..engine.ops.fold import fold, unfold  # noqa: F401
+from ..engine.ops.native_norm import NativeBatchNorm
 from ..engine.ops.nn_activation import (celu, elu, glu, hardsigmoid, hardswish,  # noqa: F401
                                         hardtanh, logsigmoid, mish, relu6, selu, silu,
                                         softmin, softplus, softsign, tanhshrink)
@@ -20,6 +21,7 @@ from ..engine.ops.pool import max_pool1d, max_pool2d  # noqa: F401
 from ..engine.ops.resample import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
                                    avg_pool1d, avg_pool2d, interpolate, pad)
 from .functional_dropout import dropout1d, dropout2d, dropout3d  # noqa: F401
+from .functional_gumbel import gumbel_softmax  # noqa: F401
 from .functional_loss import (binary_cross_entropy, huber_loss, kl_div,  # noqa: F401
                               smooth_l1_loss)
 from .functional_norm import group_norm, instance_norm, layer_norm, normalize  # noqa: F401
@@ -53,27 +55,25 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an (N, C, ...) input, got shape "
                          f"{tuple(input.shape)}.")
-    dims, shape = (0,) + tuple(range(2, input.ndim)), (1, -1) + (1,) * (input.ndim - 2)
+    if input.numel() == 0:         # torch: a copy, so the graph still reaches the input
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out if bias is None else out + bias[0]
+    dims = (0,) + tuple(range(2, input.ndim))
     if training or running_mean is None:
         n = input.numel() // input.shape[1]
-        if n == 1:                 # as torch: an empty batch (n = 0) is fine
+        if n == 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
                              f"got input of shape {tuple(input.shape)}. Use a batch of more than "
                              "one example, or call model.eval() to use the running statistics.")
-        mean = input.mean(dims)
-        var = input.var(dims, correction=0)
         if training and running_mean is not None:
             with no_grad():
+                mean, var = input.mean(dims), input.var(dims, correction=0)
                 running_mean.mul_(1 - momentum).add_(mean * momentum)
                 running_var.mul_(1 - momentum).add_(var * (momentum * n / (n - 1)))
-    else:
-        mean, var = running_mean, running_var
-    out = (input - mean.reshape(shape)) / (var.reshape(shape) + eps).sqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        return NativeBatchNorm.apply(input, weight, bias, None, eps)
+    return NativeBatchNorm.apply(input, weight, bias, (running_mean, running_var), eps)
 
 
 upsample = interpolate   # torch's older name, still in tutorials

@@ -1,29 +1,31 @@
 """More of torch.nn.functional: hardshrink, softshrink, threshold (and threshold_), bilinear,
-local_response_norm and adaptive_max_pool1d/2d. Compositions of differentiable ops, each
+local_response_norm and adaptive_max_pool1d/2d. The first three are ops (torch's grad_fn
+names, fused_activation.py); the rest compositions of differentiable ops, each
 torch's own formula, so their gradients (of any order) are torch's."""
 from collections import namedtuple
 
+from ..engine.ops.fused_activation import Hardshrink, Softshrink, Threshold
 from ..engine.ops.join import cat, stack
 from ..engine.ops.select import where
 
 
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0."""
-    return where(input.abs() > lambd, input, 0.0)
+    return Hardshrink.apply(input, lambd)
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, 0 between: the proximal step of L1."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return where(input > lambd, input - lambd, where(input < -lambd, input + lambd, 0.0))
+    return Softshrink.apply(input, lambd)
 
 
 def threshold(input, threshold, value, inplace=False):
     """x where x > threshold, else value."""
     if inplace:
         return threshold_(input, threshold, value)
-    return where(input > threshold, input, float(value)).to(input.dtype)
+    return Threshold.apply(input, threshold, value)
 
 
 def threshold_(input, threshold, value):

@@ -1,13 +1,17 @@
 """The losses of torch.nn.functional beyond mse/l1/cross-entropy/nll/bce-with-logits.
 
-All are compositions of ops except binary_cross_entropy (an op, for torch's clamped logs).
-A weight multiplies each element's loss before the reduction, as in torch.
+binary_cross_entropy, smooth_l1_loss and huber_loss are one op each (torch's grad_fn, and for
+bce its clamped logs); kl_div is a composition of ops. A weight multiplies each element's loss
+before the reduction, as in torch.
 """
 from ..engine.autocast import autocast_op
 from ..engine.functional import _reduce, _warn_if_broadcast
-from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy
+from ..engine.ops.binary_cross_entropy import BinaryCrossEntropy, constants
+from ..engine.ops.smooth_l1_loss import HuberLoss, SmoothL1Loss
 from ..engine.ops.loss_reduction import reduction_of
-from ..engine.ops.select import where
+from ..engine.ops.broadcast import broadcast_tensors
+from ..engine.creation import tensor
+from ..engine.ops.special_math import xlogy
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -27,12 +31,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_if_broadcast(input, target)
-    d = input - target
-    if beta == 0:
-        return _reduce(d.abs(), reduction, "smooth_l1_loss")
-    a = d.abs()
-    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction,
-                   "smooth_l1_loss")
+    if beta == 0:                    # torch: the L1 loss (its graph too)
+        return _reduce((input - target).abs(), reduction, "smooth_l1_loss")
+    return SmoothL1Loss.apply(*_expanded(input, target), reduction, float(beta))
 
 
 @autocast_op("huber_loss")
@@ -42,10 +43,18 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_if_broadcast(input, target)
-    d = input - target
-    a = d.abs()
-    loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
-    return _reduce(loss if weight is None else loss * weight, reduction, "huber_loss")
+    input, target = _expanded(input, target)
+    if weight is None:
+        return HuberLoss.apply(input, target, reduction, float(delta))
+    return _reduce(HuberLoss.apply(input, target, "none", float(delta)) * weight, reduction,
+                   "huber_loss")
+
+
+def _expanded(input, target):
+    """torch's loss functions broadcast differently shaped operands first (ExpandBackward0)."""
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    return broadcast_tensors(input, target)
 
 
 @autocast_op("binary_cross_entropy")
@@ -60,10 +69,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({tuple(target.shape)}) that is different to the "
                          f"input size ({tuple(input.shape)}) is deprecated. Please ensure they "
                          "have the same size (e.g. target.view(-1, 1) or input.squeeze(1)).")
-    loss = BinaryCrossEntropy.apply(input, target)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction, "binary_cross_entropy")
+    weights = constants("binary_cross_entropy", weight=weight)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        weight = weight.expand(*input.shape)        # torch broadcasts it to the input
+        weights = (weight,)
+    return BinaryCrossEntropy.apply(input, target, weights, reduction)
 
 
 @autocast_op("kl_div")
@@ -77,10 +87,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        zero = target == 0          # torch's xlogy(target, target): 0 where target is 0, and
-        safe = where(zero, 1.0, target)   # nan where it is negative (no silent number)
-        loss = where(zero, 0.0, target * safe.log()) - target * input
-    if reduction == "batchmean":
-        return loss.sum() / (input.shape[0] if input.ndim else 1)
+        loss = xlogy(target, target) - target * input   # 0 log 0 = 0; nan below 0
+    if reduction == "batchmean":   # torch divides by the batch size as a tensor (DivBackward0)
+        return loss.sum() / tensor(input.shape[0] if input.ndim else 1, device=input.device)
     return _reduce(loss, reduction, "kl_div")
 

@@ -1,25 +1,16 @@
 """Normalisations as functions: layer_norm, group_norm, instance_norm, normalize (and prelu,
 whose per-channel weight broadcasts the same way).
 
-Each is a composition of ops (mean, variance, a square root), so gradients of any order come
-free. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
+layer_norm and group_norm are one op each, as torch's (native_norm.py); instance_norm is, as
+in torch, a batch norm of a view. normalize divides by a vector norm whose gradient is defined as torch's (zero) for a zero
 vector, where the plain formula x / |x| would give nan.
 """
 import math
 
 from ..engine.autocast import autocast_op
 from ..engine.function import Function
+from ..engine.ops.native_norm import NativeBatchNorm, NativeGroupNorm, NativeLayerNorm
 from ..engine.ops.select import where
-
-
-def _dims(input, start):
-    return tuple(range(start, input.ndim))
-
-
-def _standardize(x, dims, eps):
-    mean = x.mean(dims, keepdim=True)
-    var = x.var(dims, correction=0, keepdim=True)
-    return (x - mean) / (var + eps).sqrt()
 
 
 @autocast_op("layer_norm")
@@ -37,16 +28,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"layer_norm: expected {name} to be of same shape as "
                                f"normalized_shape, but got {name} of shape {list(p.shape)} and "
                                f"normalized_shape = {list(shape)}")
-    out = _standardize(input, _dims(input, input.ndim - k), eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
-
-
-def _per_channel(p, ndim):
-    return p.reshape((-1,) + (1,) * (ndim - 2))
+    return NativeLayerNorm.apply(input, weight, bias, k, eps)
 
 
 @autocast_op("group_norm")
@@ -62,31 +44,21 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by "
                            f"num_groups, but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
-    n, c = input.shape[:2]
-    size = c // num_groups
-    for s in input.shape[2:]:
-        size *= s
-    grouped = input.reshape(n, num_groups, size)          # explicit: batch 0 works too
-    out = _standardize(grouped, (2,), eps).reshape(input.shape)
-    if weight is not None:
-        out = out * _per_channel(weight, input.ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, input.ndim)
-    return out
+    return NativeGroupNorm.apply(input, weight, bias, num_groups, eps)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each channel of each example over its spatial positions."""
+    """Normalise each channel of each example over its spatial positions: as torch, a batch
+    norm of the (1, N * C, ...) view, whose channels are the examples' channels."""
     if running_mean is not None or not use_input_stats:
         raise NotImplementedError("instance_norm: running statistics are not supported by "
                                   "labkit; use track_running_stats=False.")
-    out = _standardize(input, _dims(input, 2), eps)
-    if weight is not None:
-        out = out * _per_channel(weight, input.ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, input.ndim)
-    return out
+    n, c = input.shape[:2]
+    x = input.reshape(1, n * c, *input.shape[2:])
+    w = None if weight is None else weight.repeat(n)
+    b = None if bias is None else bias.repeat(n)
+    return NativeBatchNorm.apply(x, w, b, None, eps).reshape(input.shape)
 
 
 class _Norm(Function):

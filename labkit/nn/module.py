@@ -19,7 +19,7 @@ from .hooks import (RemovableHandle, register_module_backward_hook,  # noqa: F40
                     register_module_forward_hook, register_module_forward_pre_hook,
                     register_module_full_backward_hook,
                     register_module_full_backward_pre_hook)
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -254,6 +254,8 @@ class Module:
                 raise TypeError(f"cannot assign a {type(value).__name__} as child module "
                                 f"'{name}' of {type(self).__name__} (a Module or None expected).")
             modules[name] = None
+        elif isinstance(value, Buffer):
+            self.register_buffer(name, value, persistent=value.persistent)
         elif name in d.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign a {type(value).__name__} as buffer '{name}' "
@@ -464,12 +466,14 @@ class Module:
                 m.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from state_dict into this model's parameters and buffers, in place.
 
         Everything is checked first (keys, tensor types, shapes) and nothing is copied when
         something is wrong, so a failed load leaves the model as it was. With strict=False,
-        missing and unexpected keys are allowed and returned (fine-tuning a changed model)."""
+        missing and unexpected keys are allowed and returned (fine-tuning a changed model).
+        With assign=True the checkpoint's tensors themselves become the parameters and buffers
+        (no copy; each keeps the requires_grad of the one it replaces), as torch does."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"load_state_dict: expected a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}.")
@@ -508,9 +512,26 @@ class Module:
                                + "\n\t".join(errors) + hint)
         with no_grad():
             for key, target in own.items():
-                if key in state_dict:
+                if key in state_dict and assign:
+                    self._assign_state(key, target, state_dict[key])
+                elif key in state_dict:
                     target.copy_(state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_state(self, key, target, value):
+        prefix, _, name = key.rpartition(".")
+        owner = self.get_submodule(prefix)
+        if isinstance(target, Parameter) and not isinstance(value, Parameter):
+            value = Parameter(value, requires_grad=target.requires_grad)
+        else:
+            value.requires_grad_(target.requires_grad)
+        setattr(owner, name, value)
+
+    def compile(self, *args, **kwargs):
+        """torch's in-place Module.compile: later calls run compiled. labkit's torch.compile runs
+        eagerly (see labkit/_compile.py), so this only checks the arguments."""
+        from .._compile import compile as _compile_fn
+        _compile_fn(self.forward, *args, **kwargs)
 
     # --- printing -----------------------------------------------------------------------
     def extra_repr(self):

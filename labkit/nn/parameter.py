@@ -21,4 +21,24 @@ class Parameter(Tensor):
         return memo[id(self)]
 
 
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor marked to become a buffer when assigned to a Module attribute
+    (`self.mask = nn.Buffer(t, persistent=False)`), as register_buffer does. As in torch, the
+    object made is a plain Tensor (a detached view of data) carrying the mark."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        data = empty(0) if data is None else data
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
 from .uninitialized import UninitializedBuffer, UninitializedParameter  # noqa: E402,F401  torch.nn.parameter's names

@@ -6,6 +6,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 from ..engine.creation import empty
+from ..engine.ops.scalar_ops import add_scalar
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -26,7 +27,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = finfo(input.dtype).eps
     x = input.float() if input.dtype.name in ("float16", "bfloat16") else input
     dims = tuple(range(x.dim() - k, x.dim()))
-    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    out = x * add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()   # torch: AddBackward1
     if weight is not None:
         out = out * weight
     return out.to(input.dtype)

@@ -9,7 +9,8 @@ from .optimizer import Optimizer, run_closure
 
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False):
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
         if lr < 0 or momentum < 0 or weight_decay < 0:
             raise ValueError(f"SGD: lr, momentum and weight_decay must be >= 0, got lr={lr}, "
                              f"momentum={momentum}, weight_decay={weight_decay}.")
@@ -17,7 +18,9 @@ class SGD(Optimizer):
             raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening.")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable,
+                                      fused=fused))   # torch's kernel choices: recorded, one math
 
     def step(self, closure=None):
         loss = run_closure(closure)

@@ -8,6 +8,6 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                products_extra, finite, linalg_solve, api_extras, special_math,
                cumulative_extra, detach, shape_inplace, deepcopy)
 from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
-from . import construct, covariance, gamma, split_extra  # noqa: F401,E402
+from . import construct, covariance, gamma, split_extra, resize  # noqa: F401,E402
 from .keywords import install_methods as _install_methods
 _install_methods()

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ..promotion import fill_value, result_type
+from ..promotion import fill_value, python_number, result_type
 from ..function import Function, _call, binary_op, unary_op
 from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
@@ -28,6 +28,7 @@ def _same_kind(grad, x):
 class Add(Function):
     node_name = "AddBackward0"
     arity, elementwise = 2, True
+    number_edges = True        # next_functions: (None, 0) for a number, as torch
     forward_on_arrays = True
     numpy, cuda, onnx = Numpy("add({0}, {1}, {out})"), "({0} + {1})", "Add"
 
@@ -60,6 +61,7 @@ class Add(Function):
 class Sub(Function):
     node_name = "SubBackward0"
     arity, elementwise = 2, True
+    number_edges = True        # next_functions: (None, 0) for a number, as torch
     forward_on_arrays = True
     numpy, cuda, onnx = Numpy("subtract({0}, {1}, {out})"), "({0} - {1})", "Sub"
 
@@ -92,6 +94,7 @@ class Sub(Function):
 class Mul(Function):
     node_name = "MulBackward0"
     arity, elementwise = 2, True
+    number_edges = True        # next_functions: (None, 0) for a number, as torch
     forward_on_arrays = True
     numpy, cuda, onnx = Numpy("multiply({0}, {1}, {out})"), "({0} * {1})", "Mul"
 
@@ -136,6 +139,7 @@ class Mul(Function):
 class Div(Function):
     node_name = "DivBackward0"
     arity, elementwise = 2, True
+    number_edges = True        # next_functions: (None, 0) for a number, as torch
     forward_on_arrays = True
     numpy, cuda, onnx = Numpy("true_divide({0}, {1}, {out})"), "({0} / {1})", "Div"
 
@@ -365,6 +369,7 @@ def sub(a, b, alpha=1):
 
 
 def _scaled(name, a, b, alpha):
+    alpha = python_number(alpha)
     dt = result_type(a, b)
     if not dt.is_floating_point and isinstance(alpha, float):
         raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
@@ -379,6 +384,7 @@ class RSub(Sub):
     """number - tensor (torch's rsub)."""
     node_name = "RsubBackward1"
     op_name = "rsub"
+    number_edges = False       # torch's rsub takes the number as a Scalar
 
 
 @tensor_method("__rsub__")

@@ -68,12 +68,22 @@ class LogicalXor(_Compare):
     numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
 
 
-def _bind(cls, dunder=None, reflected=None):
+_COMPARABLE = (Tensor, int, float, np.generic)   # not arrays: torch raises TypeError
+
+
+def _bind(cls, dunder=None):
     def op(a, b):
         return cls.apply(a, b)
+
+    def compare(a, b):
+        """As torch's: NotImplemented for anything else, so x == None is False, not a tensor,
+        and x < 'a' is Python's TypeError."""
+        return cls.apply(a, b) if isinstance(b, _COMPARABLE) else NotImplemented
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."
-    tensor_method(cls.op_name, *[d for d in (dunder, reflected) if d])(op)
+    tensor_method(cls.op_name)(op)
+    if dunder:
+        tensor_method(dunder)(compare)
     return op
 
 

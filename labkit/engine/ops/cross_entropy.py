@@ -11,7 +11,8 @@ from ..tensor import Tensor
 from .common import float_data
 from .index import Index, IndexPut
 from .loss_reduction import reduction_of
-from .nll_loss import _check, _ignores, as_rows, pick, weighted_nll
+from .nll_loss import _check, _ignores, as_rows, nll, pick
+from .scalar_ops import div_scalar, mul_scalar
 from . import rules
 
 
@@ -151,16 +152,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                            f"{label_smoothing}.")
     if isinstance(target, Tensor) and target.is_floating_point():
         return _soft_targets(input, target, weight, reduction, label_smoothing)
-    input, target, back = as_rows("cross_entropy", input, target)
-    if weight is None and not label_smoothing and not _ignores(target, ignore_index):
-        return back(CrossEntropy.apply(input, target, reduction), reduction)   # one fused op
-    return back(_general(input, target, weight, ignore_index, reduction, label_smoothing),
-                reduction)
+    if (input.ndim == 2 and weight is None and not label_smoothing
+            and not _ignores(target, ignore_index)):            # the common case: one op
+        input, target, back = as_rows("cross_entropy", input, target)
+        return back(CrossEntropy.apply(input, target, reduction), reduction)
+    return _general(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
 def _soft_targets(input, target, weight, reduction, label_smoothing):
     """-sum_c w_c t_c log softmax(x)_c per example, for probabilities t of the input's shape;
-    the mean divides by the number of examples (positions), not by the weights."""
+    the mean divides by the number of examples (positions), not by the weights. In torch's
+    order of ops (its graph)."""
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"cross_entropy: class-probability targets must have the input's "
                            f"shape {tuple(input.shape)}, got {tuple(target.shape)}. For class "
@@ -170,30 +172,39 @@ def _soft_targets(input, target, weight, reduction, label_smoothing):
     classes = input.shape[dim]
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / classes
-    logp = log_softmax(input, dim)
+    per = log_softmax(input, dim) * target
     if weight is not None:
-        logp = logp * (weight if dim == 0 else
-                       weight.reshape((classes,) + (1,) * (input.ndim - 2)))
-    losses = -(logp * target).sum(dim)
-    return losses if reduction == "none" else losses.sum() if reduction == "sum" else \
-        losses.mean()
+        per = per * (weight if dim == 0 else
+                     weight.reshape((classes,) + (1,) * (input.ndim - 2)))
+    if reduction == "none":
+        return -per.sum(dim)
+    if reduction == "sum":
+        return -per.sum()
+    return div_scalar(-per.sum(), input.numel() // classes if classes else 0)
 
 
 def _general(input, target, weight, ignore_index, reduction, label_smoothing):
-    """Class weights, ignored rows or label smoothing: log_softmax, then nll, in tensor ops."""
+    """Class weights, ignored targets, label smoothing or scores per position: log_softmax,
+    then nll_loss (torch's graph: NllLossBackward0 or NllLoss2DBackward0 after
+    LogSoftmaxBackward0); label smoothing mixes in the mean of -log p over the classes."""
     from .softmax import log_softmax
-    logp = log_softmax(input, 1)
-    loss = weighted_nll("cross_entropy", logp, target, weight, ignore_index, reduction)
+    dim = 0 if input.ndim == 1 else 1
+    logp = log_softmax(input, dim)
+    loss = nll(logp, target, weight, ignore_index, reduction, "cross_entropy")
     if not label_smoothing:
         return loss
     from .select import where
+    classes = input.shape[dim]
     valid = target != ignore_index     # ignored rows: 0, no gradient (as nll_loss's)
-    smooth = where(valid, -(logp * weight if weight is not None else logp).sum(1), 0.0)
-    if reduction == "mean":
+    if weight is not None:
+        logp = logp * (weight if dim == 0 else
+                       weight.reshape((classes,) + (1,) * (input.ndim - 2)))
+    smooth = where(valid, -logp.sum(dim), 0.0)
+    if reduction == "mean":            # every row ignored: nan, as torch
         denom = (weight[where(valid, target, 0)] * valid).sum() if weight is not None \
             else valid.sum()
         smooth = smooth.sum() / where(denom == 0, 1.0, denom) + \
             where(denom == 0, float("nan"), 0.0)
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (1 - label_smoothing) * loss + smooth * (label_smoothing / input.shape[1])
+    return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, label_smoothing / classes)

@@ -7,6 +7,7 @@ from ..promotion import fill_value
 from ..tensor import Tensor, tensor_method
 from .shape import _as_view
 from . import rules
+from .basic_index import views as basic_views
 
 
 def _as_tuple(idx, ndim):
@@ -366,6 +367,9 @@ def getitem(x, idx):
     if x.device.type != "cpu":
         _check_bounds(x, idx)
     if _is_basic(idx):
+        out = basic_views(x, idx, Select, Slice)    # torch's one view op per item
+        if out is not None:
+            return out
         ints = all(isinstance(i, (int, np.integer)) or i is Ellipsis
                    for i in (idx if isinstance(idx, tuple) else (idx,)))
         op = Select if ints else Slice

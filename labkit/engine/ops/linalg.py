@@ -1,5 +1,8 @@
 """Matrix products: mm, matmul / @ (1-D, 2-D and batched, broadcasting batch dimensions)."""
+from math import prod
+
 from ..autocast import autocast_op, state as autocast_state
+from ..dtype import scalar_type_name
 from ..function import Function, binary_op
 from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
@@ -14,14 +17,20 @@ def _check(name, a, b):
     k_a = a._data.shape[-1]
     k_b = b._data.shape[-2] if b._data.ndim > 1 else b._data.shape[0]
     if k_a != k_b:
+        torch_words = ""      # torch's words for a matrix (or a folded batch) times a matrix
+        if b._data.ndim == 2:
+            torch_words = (f"mat1 and mat2 shapes cannot be multiplied ({prod(a.shape[:-1])}x"
+                           f"{k_a} and {k_b}x{b._data.shape[-1]}); ")
         raise RuntimeError(
-            f"{name}: cannot multiply shapes {tuple(a.shape)} and {tuple(b.shape)}: the inner "
+            f"{name}: {torch_words}cannot multiply shapes {tuple(a.shape)} and {tuple(b.shape)}: "
+            f"the inner "
             f"dimensions {k_a} and {k_b} differ. In a @ b the last dim of a must equal the "
             f"{'first' if b._data.ndim == 1 else 'second-to-last'} dim of b. Check the weight's shape, "
             "or transpose one side (b.T).")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"{name}: expected both arguments to have the same dtype, got "
-                           f"{a.dtype} and {b.dtype}. Convert one, e.g. b.to(a.dtype).")
+        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
+                           f"{scalar_type_name(a, True)} != {scalar_type_name(b, True)} ("
+                           f"{a.dtype} and {b.dtype}). Convert one, e.g. b.to(a.dtype).")
 
 
 class MatMul(Function):

@@ -27,18 +27,67 @@ def _square(name, A):
                            f"linalg.{name}: Low precision dtypes not supported. Got {A.dtype}")
 
 
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError for singular or non-positive-definite input."""
+
+
+LinAlgError.__module__ = "labkit.linalg"
+
+
 def _lapack(name, fn, *arrays):
     try:
         return fn(*arrays)
     except Exception as e:                      # numpy.linalg.LinAlgError (or CuPy's)
-        if "singular" in str(e).lower():
-            raise RuntimeError(f"linalg.{name}: the input matrix is singular (a diagonal element "
-                               "of its LU factor is zero), so the system could not be solved. "
-                               "Check for linearly dependent rows, or use linalg.lstsq.") from None
-        if "positive definite" in str(e).lower() or "not positive" in str(e).lower():
-            raise RuntimeError(f"linalg.{name}: The factorization could not be completed because "
-                               "the input is not positive-definite.") from None
+        text = str(e).lower()
+        if "singular" in text:
+            raise LinAlgError(_singular_message(name, arrays[0])) from None
+        if "positive definite" in text or "not positive" in text:
+            raise LinAlgError(_not_pd_message(name, arrays[0])) from None
         raise RuntimeError(f"linalg.{name}: {e}") from None
+
+
+def _first_failure(a, info_of):
+    """(batch index, info) of the first failing matrix of a, as torch reports it."""
+    import numpy as np
+    host = a.get() if hasattr(a, "get") else a
+    flat = np.asarray(host).reshape((-1,) + host.shape[-2:])
+    for b, m in enumerate(flat):
+        info = info_of(m)
+        if info:
+            return (b if host.ndim > 2 else None), info
+    return None, 0
+
+
+def _batch_prefix(b):
+    return "" if b is None else f"(Batch element {b}): "
+
+
+def _singular_message(name, a):
+    from .linalg_triangular import _lu_info
+    b, k = _first_failure(a, _lu_info)
+    fix = (" Check the matrix for linearly dependent rows or columns; linalg.lstsq or "
+           "linalg.pinv handle singular systems.")
+    if name == "solve":
+        return ("torch.linalg.solve: The solver failed because the input matrix is singular."
+                .replace("torch.", "") + fix)
+    return (f"linalg.{name}: {_batch_prefix(b)}The diagonal element {k} is zero, the inversion "
+            "could not be completed because the input matrix is singular." + fix)
+
+
+def _not_pd_message(name, a):
+    import numpy as np
+
+    def info_of(m):
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                return k
+        return 0
+    b, k = _first_failure(a, info_of)
+    return (f"linalg.{name}: {_batch_prefix(b)}The factorization could not be completed because "
+            f"the input is not positive-definite (the leading minor of order {k} is not "
+            "positive-definite).")
 
 
 class Inv(Function):
@@ -93,7 +142,29 @@ class Det(Function):
     @staticmethod
     def backward(ctx, g):
         A, d = ctx.saved_tensors
+        if bool((d == 0).any()):
+            return _det_backward_singular(g, A)
         return (g * d).unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+
+
+def _det_backward_singular(g, A):
+    """d det(A) / dA = adj(A)^T, defined for singular A too: with A = U diag(S) Vh it is
+    det(U) det(Vh) U diag(prod_{j != i} S_j) Vh (torch's formula for this case)."""
+    from .linalg_decomp import svd
+    U, S, Vh = svd(A)
+    alpha = det(U) * det(Vh)
+    others = _prod_of_others(S)
+    D = (alpha * g).unsqueeze(-1) * others
+    return (U * D.unsqueeze(-2)) @ Vh
+
+
+def _prod_of_others(S):
+    """prod_{j != i} S_j for each i (exclusive prefix times exclusive suffix products)."""
+    from .join import cat
+    ones = S.new_ones(tuple(S.shape[:-1]) + (1,))
+    before = cat([ones, S[..., :-1]], -1).cumprod(-1)
+    after = cat([ones, S[..., 1:].flip(-1)], -1).cumprod(-1).flip(-1)
+    return before * after
 
 
 class Slogdet(Function):
@@ -185,8 +256,10 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
     if B.dtype != A.dtype:
+        from .linalg_decomp import _torch_name
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
-                           f"A of type {A.dtype} and B of type {B.dtype} instead")
+                           f"A of type {_torch_name(A.dtype)} and B of type "
+                           f"{_torch_name(B.dtype)} instead")
     return Solve.apply(A, B, vector)
 
 

@@ -3,9 +3,12 @@
 One node instead of three (transpose, matmul, add) keeps the graph readable and the step fast;
 its backward is still written with tensor ops, so it can be differentiated again.
 """
+from math import prod
+
 import numpy as _np
 
 from ..autocast import autocast_op, state as autocast_state
+from ..dtype import scalar_type_name
 from ..function import Function, _call
 from ..tensor import Tensor
 from .table import Numpy
@@ -21,12 +24,20 @@ def _check(x, w, b):
 
 
 def _error(x, w, b):
+    if x.dtype != w.dtype:      # torch checks the dtypes first
+        return RuntimeError(
+            f"linear: mat1 and mat2 must have the same dtype, but got {scalar_type_name(x)} and "
+            f"{scalar_type_name(w)} (input {x.dtype}, weight {w.dtype}). Convert the input "
+            "(x.to(layer.weight.dtype), e.g. x.float()) or the model (model.double()).")
     if w.ndim != 2 or x.ndim == 0 or x.shape[-1] != w.shape[1]:
+        words = "" if w.ndim != 2 or x.ndim == 0 else (   # torch's words: x folded to 2-D
+            f" (torch: mat1 and mat2 shapes cannot be multiplied ({prod(x.shape[:-1])}x"
+            f"{x.shape[-1]} and {w.shape[1]}x{w.shape[0]}))")
         return RuntimeError(
             f"linear: input of shape {tuple(x.shape)} does not fit a weight of shape "
             f"{tuple(w.shape)} (out_features, in_features): the input's last dim must be "
             f"in_features = {w.shape[1] if w.ndim == 2 else '?'}. Check the layer's "
-            "in_features, or flatten the input first (x.flatten(1), or nn.Flatten()).")
+            f"in_features, or flatten the input first (x.flatten(1), or nn.Flatten()).{words}")
     if b is not None and tuple(b.shape) != (w.shape[0],):
         return RuntimeError(f"linear: bias of shape {tuple(b.shape)} does not match "
                             f"out_features = {w.shape[0]}; it must have shape ({w.shape[0]},).")

@@ -2,12 +2,15 @@
 
 Four are ops (softplus, logsigmoid, elu and its scaled forms, hardtanh): each forward is written
 so it cannot overflow, and each backward follows torch at the kinks (hardtanh passes no
-gradient at its limits). The rest are compositions of ops, differentiable as they stand.
+gradient at its limits). silu, mish, hardsigmoid, hardswish and glu are ops too (fused_activation.py: torch's
+grad_fn names); softsign, tanhshrink and softmin are compositions of ops.
 """
 from ..function import Function
 from .common import float_data
 from .select import where
 from .softmax import softmax
+from .fused_activation import (DIAGONAL_JVP, ELEMENTWISE_VMAP, Glu, Hardsigmoid,
+                               Hardswish, Mish, Silu)
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -55,6 +58,7 @@ class Elu(Function):
     """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1): elu, selu and
     celu are this with different constants."""
     node_name = "EluBackward0"
+    jvp, vmap = DIAGONAL_JVP, ELEMENTWISE_VMAP
 
     @staticmethod
     def forward(ctx, x, alpha, scale, input_scale):
@@ -72,6 +76,20 @@ class Elu(Function):
         # (x < 0, not clamp: at 0 the slope's own derivative is 0, as torch's double backward)
         slope = (where(x < 0, x, 0.0) * input_scale).exp() * (alpha * scale * input_scale)
         return where(x <= 0, grad * slope, grad * scale), None, None, None   # (nan: scale)
+
+    @staticmethod
+    def onnx(w, node, out):
+        x, alpha, scale, input_scale = node.args
+        if input_scale != 1:                          # celu
+            return w.emit("Celu", [w.name(x)], out, alpha=float(alpha))
+        if scale == 1:
+            return w.emit("Elu", [w.name(x)], out, alpha=float(alpha))
+        w.emit("Selu", [w.name(x)], out, alpha=float(alpha), gamma=float(scale))
+
+
+class Celu(Elu):
+    """celu is elu with input_scale 1/alpha; torch names its node apart (CeluBackward0)."""
+    node_name = "CeluBackward0"
 
 
 class Hardtanh(Function):
@@ -119,7 +137,7 @@ def celu(input, alpha=1.0, inplace=False):
     _inplace("celu", inplace)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: celu needs alpha != 0 (it divides by alpha).")
-    return Elu.apply(input, alpha, 1.0, 1.0 / alpha)
+    return Celu.apply(input, alpha, 1.0, 1.0 / alpha)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -136,23 +154,26 @@ def relu6(input, inplace=False):
 
 def hardsigmoid(input, inplace=False):
     """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
-    return hardtanh(input + 3, 0.0, 6.0, inplace) / 6
+    _inplace("hardsigmoid", inplace)
+    return Hardsigmoid.apply(input)
 
 
 def hardswish(input, inplace=False):
-    return input * hardsigmoid(input, inplace)
+    """x * relu6(x + 3) / 6."""
+    _inplace("hardswish", inplace)
+    return Hardswish.apply(input)
 
 
 def silu(input, inplace=False):
     """x * sigmoid(x) (also called swish)."""
     _inplace("silu", inplace)
-    return input * input.sigmoid()
+    return Silu.apply(input)
 
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     _inplace("mish", inplace)
-    return input * softplus(input).tanh()
+    return Mish.apply(input)
 
 
 def softsign(input):
@@ -174,5 +195,4 @@ def glu(input, dim=-1):
     if input.ndim == 0 or input.shape[dim] % 2:
         raise RuntimeError(f"glu: halving dimension must be even, but dimension {dim} of shape "
                            f"{tuple(input.shape)} is not.")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return Glu.apply(input, dim % input.ndim)

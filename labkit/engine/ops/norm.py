@@ -101,6 +101,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         sums = A.abs().sum(rows, keepdim=True)
         out = sums.amax(cols, keepdim=True) if ord > 0 else sums.amin(cols, keepdim=True)
         return out if keepdim else out.squeeze((d0, d1))
+    if ord in (2, -2, "nuc"):                   # from the singular values (surface2)
+        from .linalg_decomp import svdvals
+        S = svdvals(A.movedim((d0, d1), (-2, -1)))
+        out = S.sum(-1) if ord == "nuc" else S.amax(-1) if ord == 2 else S.amin(-1)
+        return out.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else out
     raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} is not supported by labkit "
                               "(it needs singular values); use 'fro', 1, -1, inf or -inf.")
 

@@ -16,11 +16,19 @@ def _need(name, x, nd, what):
 @autocast_op("dot")
 def dot(input, other):
     """The dot product of two 1-D tensors of the same length."""
-    _need("dot", input, 1, "input")
-    _need("dot", other, 1, "other")
+    for x in (input, other):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"dot: expected a tensor, got {type(x).__name__}.")
+    if input._data.ndim != 1 or other._data.ndim != 1:     # torch's words, then the fix
+        raise RuntimeError(f"dot: 1D tensors expected, but got {input._data.ndim}D and "
+                           f"{other._data.ndim}D tensors (shapes {tuple(input.shape)} and "
+                           f"{tuple(other.shape)}). Use a @ b or torch.matmul for matrices, or "
+                           "flatten both first.")
     if input._data.shape != other._data.shape:
-        raise RuntimeError(f"dot: inconsistent tensor size, expected tensors of the same "
-                           f"length, got {tuple(input.shape)} and {tuple(other.shape)}.")
+        n, m = input._data.size, other._data.size
+        raise RuntimeError(f"dot: inconsistent tensor size, expected tensor [{n}] and src [{m}] "
+                           f"to have the same number of elements, but got {n} and {m} elements "
+                           "respectively.")
     _check("dot", input, other)
     return Dot.apply(input, other)
 

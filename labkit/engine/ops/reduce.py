@@ -4,6 +4,7 @@ import contextlib
 
 import numpy as np
 
+from ..dtype import scalar_type_name
 from ..function import Function, _call
 from ..promotion import check_grad_dtype
 from ..tensor import Tensor, tensor_method
@@ -427,8 +428,10 @@ def sum(x, dim=None, keepdim=False, dtype=None):
 def _float_only(name, x):
     """torch checks the dtype before the dims: the same error first."""
     if x._data.dtype.kind not in "fV":    # V: bfloat16
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be "
-                           f"floating point, got {x.dtype}. Convert first: x.float().{name}().")
+        words = ("std and var only support floating point and complex dtypes" if name != "mean"
+                 else "could not infer output dtype. Input dtype must be either a floating "
+                 f"point or complex dtype. Got: {scalar_type_name(x)}")      # torch's words
+        raise RuntimeError(f"{name}(): {words} ({x.dtype}). Convert first: x.float().{name}().")
 
 
 @tensor_method("mean")

@@ -341,6 +341,8 @@ def reshape(x, *sizes, shape=None):
 
 @tensor_method("view")
 def view(x, *sizes, size=None):
+    if len(sizes) == 1 and size is None and view_dtype.is_dtype(sizes[0]):   # x.view(dtype)
+        return view_dtype.view_dtype(x, sizes[0])
     shape = _shape_arg(sizes if size is None else (size,))
     if not x._data.flags.c_contiguous and x._data.size > 1 and not _viewable(x._data, shape):
         raise RuntimeError(
@@ -348,6 +350,9 @@ def view(x, *sizes, size=None):
             "transposed or permuted), so it cannot be viewed in a new shape without a copy. "
             "Use .reshape(...) instead, or .contiguous().view(...).")
     return _view(Reshape, x, shape)
+
+
+from . import view_dtype  # noqa: E402  (it builds on _as_view above)
 
 
 def _viewable(arr, shape):
@@ -393,14 +398,27 @@ def t(x):
 
 Tensor.T = property(lambda x: _view(Permute, x, tuple(range(x._data.ndim - 1, -1, -1))),
                     doc="The transpose (all dims reversed).")
-def _mT(x):
+
+
+def _mT(x, name="mT"):
     if x._data.ndim == 1:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
-                           "1-D tensor. Use x.unsqueeze(0).mT for a row, or x itself.")
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                           f"Got 1-D tensor. Use x.unsqueeze(0).{name} for a row, or x itself.")
     return transpose(x, -2, -1) if x._data.ndim else transpose(x, 0, 0)
 
 
+def _H(x):
+    if x._data.ndim not in (0, 2):
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{x._data.ndim}-D tensor. For batches of matrices, use tensor.mH.")
+    return transpose(x, 0, 1) if x._data.ndim else transpose(x, 0, 0)
+
+
 Tensor.mT = property(_mT, doc="Transpose of the last two dims.")
+Tensor.mH = property(lambda x: _mT(x, "mH"), doc="The conjugate transpose of the last two "
+                     "dims: mT, as labkit tensors are real.")
+Tensor.H = property(_H, doc="The conjugate transpose of a matrix: its transpose, as labkit "
+                    "tensors are real.")
 
 
 @tensor_method("permute")

@@ -1,5 +1,6 @@
 """softmax and log_softmax, computed stably (subtract the max before exp)."""
 from ..autocast import autocast_op
+from ..dtype import dtype as dtype_cls
 from ..function import Function
 from ..tensor import tensor_method
 from .common import float_data, require_float
@@ -91,15 +92,25 @@ def _dim(x, dim, name):
     return dim % nd if x.ndim else None
 
 
+def _as(x, dtype, _stacklevel):
+    """Cast x to dtype first, as torch does (softmax in float32 of a half-precision tensor).
+    The third positional is F.softmax's _stacklevel but torch.softmax's / Tensor.softmax's
+    dtype: one function serves all three, so a dtype given there counts as dtype."""
+    if dtype is None and isinstance(_stacklevel, dtype_cls):
+        dtype = _stacklevel
+    return x if dtype is None or x.dtype == dtype else x.to(dtype)
+
+
 @tensor_method("softmax")
 @autocast_op("softmax")
-def softmax(x, dim=None):
-    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1."""
-    return Softmax.apply(x, _dim(x, dim, "softmax"))
+def softmax(x, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim: non-negative, sums to 1. dtype= converts x first (as
+    torch: a float16 input summed in float32)."""
+    return Softmax.apply(_as(x, dtype, _stacklevel), _dim(x, dim, "softmax"))
 
 
 @tensor_method("log_softmax")
 @autocast_op("log_softmax")
-def log_softmax(x, dim=None):
-    """log(softmax(x)) without overflow or log(0)."""
-    return LogSoftmax.apply(x, _dim(x, dim, "log_softmax"))
+def log_softmax(x, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) without overflow or log(0); dtype= converts x first."""
+    return LogSoftmax.apply(_as(x, dtype, _stacklevel), _dim(x, dim, "log_softmax"))

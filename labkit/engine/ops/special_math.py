@@ -1,6 +1,7 @@
 """More elementwise math torch programs use: exp2, hypot, fmod, copysign (Functions with numpy's
-exact kernels and their derivatives), and logit, xlogy, deg2rad/rad2deg, sinc, float_power,
-fmax/fmin, heaviside, signbit, sgn (compositions of existing ops, so they differentiate)."""
+exact kernels and their derivatives), xlogy, xlog1py and entr (Functions too: torch's grad_fn
+names and gradients at 0), and logit, deg2rad/rad2deg, sinc, float_power, fmax/fmin,
+heaviside, signbit, sgn (compositions of existing ops, so they differentiate)."""
 import math
 
 from ..function import Function
@@ -151,17 +152,130 @@ def logit(input, eps=None):
     return Logit.apply(input, eps)
 
 
+class Xlogy(Function):
+    """x log(y), 0 where x is 0 (so 0 log 0 = 0, as in an entropy), nan where y is nan.
+    Gradients as torch's: w.r.t. x xlogy(grad, y), which is log(y) even at x = 0 (0 only where
+    also y <= 0); w.r.t. y grad * x / y. XlogyBackward1/2: a number as x or as y."""
+    node_name = "XlogyBackward0"
+    log, edge = "log", 0.0      # xlog1py: log1p, and its mask is y <= -1
+
+    @classmethod
+    def forward(cls, ctx, x, y):
+        xp = (x if isinstance(x, Tensor) else y).device.xp
+        a, b = float_operands(x, y)
+        dt = a.dtype if isinstance(x, Tensor) else b.dtype
+        with _quiet(xp):
+            out = xp.where(xp.asarray(a) == 0, 0, a * getattr(xp, cls.log)(b))
+        out = xp.where(xp.isnan(b), xp.nan, out)
+        ctx.save_for_backward(x, y)
+        return xp.asarray(out, dtype=dt)
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        from .select import where
+        x, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        gx = gy = None
+        if need[0]:
+            gx = cls.apply(grad, y)
+            mask = x == 0
+            if isinstance(y, Tensor):
+                mask = mask & (y <= cls.edge)
+            if isinstance(y, Tensor) or y <= cls.edge:
+                gx = where(mask, 0.0, gx)
+        if need[1]:
+            gy = grad * x / (y if cls.log == "log" else y + 1)
+        return gx, gy
+
+    @classmethod
+    def jvp(cls, args, tangents, out):
+        from .select import where
+        (x, y), (tx, ty) = args, tangents
+        part_x = None
+        if tx is not None:
+            part_x = cls.apply(tx, y)
+            if isinstance(y, Tensor):
+                part_x = where((x == 0) & (y <= cls.edge), 0.0, part_x)
+        part_y = None if ty is None else ty * x / (y if cls.log == "log" else y + 1)
+        return rules.total(rules.fit(part_x, out), rules.fit(part_y, out))
+
+    vmap = classmethod(rules.elementwise)
+
+
+class XlogyScalarSelf(Xlogy):
+    node_name = "XlogyBackward1"
+
+
+class XlogyScalarOther(Xlogy):
+    node_name = "XlogyBackward2"
+
+
+class Xlog1py(Xlogy):
+    """x log1p(y), 0 where x is 0 (torch.special.xlog1py)."""
+    node_name = "SpecialXlog1PyBackward0"
+    log, edge = "log1p", -1.0
+
+
+class Xlog1pyScalarSelf(Xlog1py):
+    node_name = "SpecialXlog1PyBackward1"
+
+
+class Xlog1pyScalarOther(Xlog1py):
+    node_name = "SpecialXlog1PyBackward2"
+
+
+def _xlog(name, ops, input, other):
+    both, scalar_self, scalar_other = ops
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): expected a tensor as input or other, got "
+                        f"{type(input).__name__} and {type(other).__name__}.")
+    if not isinstance(input, Tensor):
+        return scalar_self.apply(float(input), other)
+    if not isinstance(other, Tensor):
+        return scalar_other.apply(input, float(other))
+    return both.apply(input, other)
+
+
 @tensor_method("xlogy")
 def xlogy(input, other):
-    from .select import where
-    if not isinstance(input, Tensor):
-        from ..creation import tensor
-        input = tensor(float(input), device=other.device)
-    other_t = other if isinstance(other, Tensor) else None
-    out = where(input == 0, 0.0, input * (other.log() if other_t is not None else math.log(other)))
-    if other_t is not None:
-        out = where(other_t.isnan(), float("nan"), out)
-    return out
+    """input * log(other), 0 where input is 0."""
+    return _xlog("xlogy", (Xlogy, XlogyScalarSelf, XlogyScalarOther), input, other)
+
+
+def xlog1py(input, other):
+    """input * log1p(other), 0 where input is 0."""
+    return _xlog("xlog1py", (Xlog1py, Xlog1pyScalarSelf, Xlog1pyScalarOther), input, other)
+
+
+class Entr(Function):
+    """-x log(x) for x > 0, 0 at 0, -inf below (torch.special.entr); gradient -(1 + log x)."""
+    node_name = "SpecialEntrBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        xp = x.device.xp
+        d = float_data(x)
+        with _quiet(xp):
+            out = xp.where(d > 0, -d * xp.log(xp.where(d > 0, d, 1)), xp.where(d == 0, 0, -xp.inf))
+        ctx.save_for_backward(x)
+        return xp.asarray(xp.where(xp.isnan(d), xp.nan, out), dtype=d.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * -(x.log() + 1)
+
+    @staticmethod
+    def jvp(args, tangents, out):
+        t = tangents[0]
+        return None if t is None else t * -(args[0].log() + 1)
+
+    vmap = classmethod(rules.elementwise)
+
+
+def entr(input):
+    """-x log x elementwise: 0 at 0, -inf below 0."""
+    return Entr.apply(input)
 
 
 @tensor_method("deg2rad")

@@ -57,10 +57,16 @@ class Sampler:
 
 
 class _EpochSampler(Sampler):
-    """A sampler whose epoch is one index array, built by `_indices()`."""
+    """A sampler whose epoch is one index array, built by `_indices()`, or, when an epoch may be
+    too long to hold (minGPT's RandomSampler(num_samples=int(1e10))), its pieces in order,
+    drawn lazily by `_chunks()`."""
 
     def __iter__(self):
-        return iter(self._indices().tolist())
+        for chunk in self._chunks():
+            yield from chunk.tolist()
+
+    def _chunks(self):
+        yield self._indices()
 
 
 class SequentialSampler(_EpochSampler):
@@ -95,14 +101,21 @@ class RandomSampler(_EpochSampler):
     def num_samples(self):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
-    def _indices(self):
+    _CHUNK = 1 << 16     # indices drawn at a time with replacement: the stream is the same
+
+    def _chunks(self):
         n, k = len(self.data_source), self.num_samples
         gen = _epoch_generator(self.generator)
         if self.replacement:
-            return _dist.randint(gen, (k,), 0, n)
-        parts = [_dist.randperm(gen, n) for _ in range(k // n)]
-        parts.append(_dist.randperm(gen, n)[:k % n])      # torch draws it even when k % n == 0
-        return np.concatenate(parts)
+            for start in range(0, k, self._CHUNK):
+                yield _dist.randint(gen, (min(self._CHUNK, k - start),), 0, n)
+            return
+        for _ in range(k // n):
+            yield _dist.randperm(gen, n)
+        yield _dist.randperm(gen, n)[:k % n]      # torch draws it even when k % n == 0
+
+    def _indices(self):
+        return np.concatenate(list(self._chunks()))
 
     def __len__(self):
         return self.num_samples
@@ -190,10 +203,15 @@ class BatchSampler(Sampler):
             yield batch
 
     def _slices(self):
-        idx = self.sampler._indices()
-        stop = len(idx) - len(idx) % self.batch_size if self.drop_last else len(idx)
-        for start in range(0, stop, self.batch_size):
-            yield idx[start:start + self.batch_size]
+        carry = None     # the indices of a batch that straddles two chunks
+        for chunk in self.sampler._chunks():
+            idx = chunk if carry is None else np.concatenate([carry, chunk])
+            stop = len(idx) - len(idx) % self.batch_size
+            for start in range(0, stop, self.batch_size):
+                yield idx[start:start + self.batch_size]
+            carry = idx[stop:]
+        if carry is not None and len(carry) and not self.drop_last:
+            yield carry
 
     def __len__(self):
         n = len(self.sampler)

@@ -437,6 +437,24 @@ class lib:
         as_strided = staticmethod(_function(_np.lib.stride_tricks.as_strided))
 
 
+class linalg:
+    """cupy.linalg: numpy.linalg's functions on fake device arrays (results stay on device)."""
+    LinAlgError = _np.linalg.LinAlgError
+
+
+def _plain(fn):
+    """numpy's named-tuple results (SVDResult, QRResult ...) as the plain tuples CuPy gives."""
+    def f(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return tuple(out) if isinstance(out, tuple) else out
+    return f
+
+
+for _name in ("inv", "solve", "det", "slogdet", "cholesky", "eigh", "eigvalsh", "svd", "qr",
+              "norm", "matrix_rank", "pinv", "lstsq", "tensorinv", "tensorsolve", "matrix_power"):
+    setattr(linalg, _name, staticmethod(_function(_plain(getattr(_np.linalg, _name)))))
+
+
 def __getattr__(name):
     if name.startswith("__") or name in _MISSING or not hasattr(_np, name):
         raise AttributeError(f"module 'cupy' has no attribute '{name}' (fake cupy)")

@@ -1,0 +1,75 @@
+"""FisherSnedecor(df1, df2): the ratio of two scaled chi-squares (the F distribution)."""
+import numbers
+
+from ..engine import Size
+from ..engine.grad_mode import no_grad
+from ..engine.typeinfo import finfo
+from . import constraints
+from .distribution import Distribution
+from .gamma import Gamma
+from .utils import broadcast_all
+
+
+class FisherSnedecor(Distribution):
+    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, df1, df2, validate_args=None):
+        self.df1, self.df2 = broadcast_all(df1, df2)
+        self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
+        self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
+        if isinstance(df1, numbers.Number) and isinstance(df2, numbers.Number):
+            batch_shape = Size()
+        else:
+            batch_shape = self.df1.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(FisherSnedecor, _instance)
+        batch_shape = Size(batch_shape)
+        new.df1, new.df2 = self.df1.expand(batch_shape), self.df2.expand(batch_shape)
+        new._gamma1 = self._gamma1.expand(batch_shape)
+        new._gamma2 = self._gamma2.expand(batch_shape)
+        super(FisherSnedecor, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 2] = float("nan")
+        return df2 / (df2 - 2)
+
+    @property
+    def mode(self):
+        mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
+        mode[self.df1 <= 2] = float("nan")
+        return mode
+
+    @property
+    def variance(self):
+        df2 = self.df2.clone()
+        df2[df2 <= 4] = float("nan")
+        return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
+
+    def rsample(self, sample_shape=Size(())):
+        shape = self._extended_shape(sample_shape)
+        X1 = self._gamma1.rsample(sample_shape).view(shape)
+        X2 = self._gamma2.rsample(sample_shape).view(shape)
+        tiny = finfo(X2.dtype).tiny
+        with no_grad():
+            X2.detach().clamp_(min=tiny)
+        Y = X1 / X2
+        with no_grad():
+            Y.detach().clamp_(min=tiny)
+        return Y
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        ct1, ct2, ct3 = self.df1 * 0.5, self.df2 * 0.5, self.df1 / self.df2
+        t1 = (ct1 + ct2).lgamma() - ct1.lgamma() - ct2.lgamma()
+        t2 = ct1 * ct3.log() + (ct1 - 1) * value.log()
+        t3 = (ct1 + ct2) * (ct3 * value).log1p()
+        return t1 + t2 - t3
