@@ -232,3 +232,88 @@ def test_reduction_dims_on_0d_tensors_and_msort(code):
     """A sweep of every reduction over every dtype, size-0 and 0-d inputs (values, dtypes): these
     were the differences left (torch refuses, or labkit lacked msort)."""
     check(code)
+
+
+@pytest.mark.parametrize("arr", [[-math.inf, 1.5, math.nan], [[0.0, 1.0], [0.0, math.nan]],
+                                 [1000.0, math.nan, 1001.0], [-math.inf, -math.inf, 1.0]])
+def test_logcumsumexp_shift_ignores_nan(arr):
+    """logcumsumexp([-inf, 1.5, nan]) was all nan (the stabilising shift was the max, nan):
+    torch gives [-inf, 1.5, nan] (seed 41)."""
+    same_derivatives(arr, lambda L, x: x.logcumsumexp(-1))
+
+
+@pytest.mark.parametrize("fn", ["hardtanh", "relu6", "elu", "celu", "selu"])
+def test_clipping_activations_pass_no_inf_upstream_and_pass_nan_inputs(fn):
+    """hardtanh(x) then log1p at x = -1: the upstream gradient is inf where hardtanh's is 0;
+    torch's where gives 0, labkit's 0/1 mask gave nan (seeds 40, 50). At a nan input torch's
+    hardtanh/relu6/elu pass the gradient (nan is neither <= min nor >= max)."""
+    for vals, up in [([math.nan, -1.0, 1.0, 0.0, 6.0, 7.0, -2.0], [1.0] * 7),
+                     ([-1.0, 1.0, 0.0, 0.5, 6.0], [math.inf, math.inf, math.inf, 1.0, math.inf])]:
+        out = []
+        for L in (torch, labkit):
+            x = L.tensor(vals, dtype=L.float64, requires_grad=True)
+            y = getattr(L.nn.functional, fn)(x)
+            (g,) = L.autograd.grad(y, [x], L.tensor(up, dtype=L.float64))
+            out.append((y.detach().numpy(), g.numpy()))
+        for m, r in zip(out[1], out[0]):
+            np.testing.assert_allclose(m, r, equal_nan=True)
+
+
+@pytest.mark.parametrize("code", [
+    "out = L.zeros(0).norm(float('inf'))",
+    "out = L.zeros(0, 2).norm(float('inf'), dim=0)",
+    "out = L.linalg.vector_norm(L.zeros(0, 2), float('inf'), dim=0)",
+    "x = L.zeros(0, 2, requires_grad=True); out = x.norm(float('inf'), dim=1); leaves = [x]",
+    "x = L.tensor([1.0, 0.0], requires_grad=True); out = x.norm(0) * float('inf'); leaves = [x]",
+])
+def test_norm_inf_of_an_empty_dim_and_the_zero_norm_gradient(code):
+    """The inf norm over an empty dim has no identity: torch refuses, labkit returned 0 (seed
+    50); the 0-"norm" (a count) passes no gradient, labkit's g * 0 was nan for g = inf (41)."""
+    check(code)
+
+
+IN_PLACE_SHAPES = ["add_", "sub_", "mul_", "div_", "pow_", "remainder_", "floor_divide_"]
+
+
+@pytest.mark.parametrize("op", IN_PLACE_SHAPES)
+@pytest.mark.parametrize("other", ["L.ones(1, 1, 2, dtype=L.int64)", "L.ones(1, 1, 2)",
+                                   "L.ones(1, 2, dtype=L.float64)", "L.ones(2)"])
+def test_in_place_operand_cannot_grow_the_tensor(op, other):
+    """x (shape [2]).add_(a [1, 1, 2] tensor of another dtype): torch refuses (the result would
+    be [1, 1, 2]); labkit's general path assigned with numpy, which drops leading 1s, and
+    accepted (seed 62: pow_ on a flat view). Under no_grad (the optimizer's path) too."""
+    check(f"x = L.zeros(2) + 2\nwith L.no_grad():\n    x.{op}({other})\nout = x")
+
+
+@pytest.mark.parametrize("code", [
+    "out = L.zeros(2).index_put_((L.tensor([0, 1]),), L.ones(1, 1, 2))",
+    "out = L.zeros(2).index_put((L.tensor([0, 1]),), L.ones(1, 2))",
+    "x = L.zeros(2); x[L.tensor([0, 1])] = L.ones(1, 2); out = x",     # setitem: allowed
+    "out = L.zeros(2).addcmul_(L.ones(1, 2), L.ones(1, 2))",
+    "out = L.zeros(2).clamp_(L.ones(2), None)",      # tensor bounds were a TypeError
+    "out = L.zeros(2).clamp_(min=L.ones(1, 1, 2))",
+    "out = L.zeros(2, dtype=L.int64).clamp_(min=L.ones(2))",
+    "out = L.tensor([0.0, 3.0]).clamp_(max=L.tensor(2.0), min=L.tensor([1.0, 1.0]))",
+    "x = L.tensor([0.0, 3.0, 1.5], requires_grad=True)\n"
+    "lo = L.tensor([1.0, 1.0, 1.0], requires_grad=True)\nout = x * 1\nout.clamp_(min=lo)\n"
+    "leaves = [x, lo]",
+])
+def test_index_put_and_clamp_with_tensor_operands(code):
+    check(code)
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 20])
+def test_kthvalue_ties_pick_torchs_element_and_route_the_gradient_there(n):
+    """kthvalue among equal values: torch's CPU quickselect returns a particular one ([2, 2, 2],
+    k=1: index 1), and the gradient goes there; labkit took the stable sort's (index 0), so the
+    gradient went to another element (seed 61: maximum, kthvalue, lerp)."""
+    rng = np.random.default_rng(n)
+    arr = rng.integers(0, 3, (4, n)).astype(float)
+    arr[0, :] = 2.0
+    arr[1, 1] = math.nan
+    for k in range(1, n + 1):
+        check(f"x = L.tensor({arr.tolist()!r}, dtype=L.float64, requires_grad=True)\n"
+              f"out = x.kthvalue({k}, -1)\nleaves = [x]".replace("nan", "float('nan')"))
+        check(f"x = L.tensor({arr.T.tolist()!r}, dtype=L.float64, requires_grad=True)\n"
+              f"out = x.kthvalue({min(k, 4)}, 0, keepdim=True)\nleaves = [x]"
+              .replace("nan", "float('nan')"))

@@ -2,6 +2,8 @@
 torch) and logcumsumexp (a running log-sum-exp, shifted by the maximum for stability). Values
 are gathered from the input, so gradients flow to the positions that won."""
 
+import math
+
 from ..tensor import Tensor, tensor_method
 
 from .. import return_types as _rt  # noqa: E402
@@ -47,6 +49,7 @@ def logcumsumexp(input, dim):
     dim = _one_dim(dim, input.dim(), "logcumsumexp")
     if input.dim() == 0 or input.shape[dim] == 0:
         return input.clone()
-    m = input.detach().amax(dim, keepdim=True)
+    d = input.detach()          # the shift: the largest value that is not nan (a nan stays
+    m = d.masked_fill(d.isnan(), -math.inf).amax(dim, keepdim=True)    # where it is, as torch)
     m = m.masked_fill(m.isinf(), 0.0)
     return (input - m).exp().cumsum(dim).log() + m

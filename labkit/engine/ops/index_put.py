@@ -60,16 +60,20 @@ def broadcast_shape(shapes):
     return tuple(out)
 
 
-def _values(x, values):
+def _values(x, values, indices=None):
     if not isinstance(values, Tensor):
         from ..creation import tensor
         values = tensor(values, dtype=x.dtype, device=x.device)
+    elif indices is not None:    # unlike x[i] = v, index_put keeps v's leading 1s (as torch)
+        from .inplace import _check_broadcasts_to
+        _check_broadcasts_to("index_put", values, x._data[tuple(i._data for i in indices)])
     return values
 
 
 @tensor_method("index_put")
 def index_put(input, indices, values, accumulate=False):
-    indices, values = _check("index_put", input, indices), _values(input, values)
+    indices = _check("index_put", input, indices)
+    values = _values(input, values, None if accumulate else indices)
     if accumulate:
         return _accumulated(input, indices, values)
     out = input.clone()
@@ -79,7 +83,8 @@ def index_put(input, indices, values, accumulate=False):
 
 @tensor_method("index_put_")
 def index_put_(input, indices, values, accumulate=False):
-    indices, values = _check("index_put_", input, indices), _values(input, values)
+    indices = _check("index_put_", input, indices)
+    values = _values(input, values, None if accumulate else indices)
     if accumulate:
         return input.copy_(_accumulated(input, indices, values))
     input[indices] = values

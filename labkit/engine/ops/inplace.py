@@ -192,6 +192,8 @@ def _binary(name, ufunc, fn_cls, dunder):
             if other.device is not x.device:
                 raise RuntimeError(f"{name}: expected both tensors on the same device, found "
                                    f"{x.device} and {other.device}; move one with .to().")
+            if other._data.shape != x._data.shape:
+                _check_broadcasts_to(name, other, x)
             same = other._data.dtype is x._data.dtype and (ufunc != "true_divide"
                                                           or x._data.dtype.kind == "f")
         else:
@@ -317,8 +319,9 @@ def _check_broadcasts_to(name, src, x):
     s, d = tuple(src.shape), tuple(x.shape)
     if len(s) > len(d) or any(a not in (1, b) for a, b in zip(s[::-1], d[::-1])):
         raise RuntimeError(f"{name}: output with shape {list(d)} doesn't match the broadcast "
-                           f"shape {list(s)}: the source must broadcast to the destination's "
-                           "shape (reshape or index the source first).")
+                           f"shape {list(s)}: in place, the other operand (shape {s}) must "
+                           f"broadcast to the changed tensor's shape {d} (in-place ops cannot "
+                           "change the shape; reshape the operand or use the out-of-place form).")
 
 
 @tensor_method("clamp_", "clip_")
@@ -327,8 +330,12 @@ def clamp_(x, min=None, max=None):
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
         raise RuntimeError("clamp_: at least one of min or max must be given.")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):   # tensor bounds: clamp a copy
-        return x.copy_(x.clone().clamp(min, max))             # (the clone keeps x unsaved)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):     # tensor bounds: out of place,
+        result = unary.clamp(x.clone(), min, max)              # then written back (as torch,
+        if category(result._data.dtype) > category(x._data.dtype):   # in x's dtype)
+            raise RuntimeError(f"clamp_: result type {result.dtype} can't be cast to the "
+                               f"desired output type {x.dtype}. Convert first, or use clamp().")
+        return x.copy_(result)
     # integer bounds are converted to x's dtype, as torch: one that does not fit raises, a
     # negative one wraps into an unsigned dtype (uint8.clamp_(-2, 2) clamps to [254, 2])
     lo, hi = number_bound(x._data.dtype, min), number_bound(x._data.dtype, max)

@@ -8,7 +8,7 @@ values come from the op's own forward, so x.exp_() and x.exp() can never disagre
 from ..function import _NULL
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, math as _math, unary
-from .inplace import inplace
+from .inplace import _check_broadcasts_to, inplace
 
 
 def _assign(xp, d, result):
@@ -69,6 +69,8 @@ def _binary_inplace(name, fn_cls, dunder):
         if isinstance(other, Tensor) and other.device is not x.device:
             raise RuntimeError(f"{name}: expected both tensors on the same device, found "
                                f"{x.device} and {other.device}; move one with .to().")
+        if isinstance(other, Tensor):
+            _check_broadcasts_to(name, other, x)
 
         def write(d):
             _assign(x.device.xp, d, fn_cls.forward(_NULL, Tensor._make(d, x.device), other))
@@ -89,6 +91,8 @@ def pow_(x, exponent):
     if isinstance(exponent, Tensor) and exponent.device is not x.device:
         raise RuntimeError(f"pow_: expected both tensors on the same device, found {x.device} "
                            f"and {exponent.device}; move one with .to().")
+    if isinstance(exponent, Tensor):
+        _check_broadcasts_to("pow_", exponent, x)
 
     def write(d):
         _assign(x.device.xp, d, cls.forward(_NULL, Tensor._make(d, x.device), exponent))

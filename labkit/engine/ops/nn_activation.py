@@ -75,7 +75,7 @@ class Elu(Function):
         alpha, scale, input_scale = ctx.constants
         # (x < 0, not clamp: at 0 the slope's own derivative is 0, as torch's double backward)
         slope = (where(x < 0, x, 0.0) * input_scale).exp() * (alpha * scale * input_scale)
-        return where(x > 0, grad * scale, grad * slope), None, None, None
+        return where(x <= 0, grad * slope, grad * scale), None, None, None   # (nan: scale)
 
     @staticmethod
     def onnx(w, node, out):
@@ -105,7 +105,8 @@ class Hardtanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * ((x > ctx.lo) & (x < ctx.hi)), None, None
+        # a where, not a 0/1 mask (an inf upstream stays out; a nan x passes it, as torch)
+        return where((x <= ctx.lo) | (x >= ctx.hi), 0.0, grad), None, None
 
 
 def _inplace(name, inplace):

@@ -47,8 +47,8 @@ class VectorNorm(Function):
         ord, dims = ctx.ord, ctx.dims
         g = _expand_back(grad, x.shape, dims, ctx.keepdim)
         yk = _expand_back(y, x.shape, dims, ctx.keepdim)
-        if ord == 0:
-            return g * 0, None, None, None
+        if ord == 0:     # a count: no gradient at all (as torch: not even 0 * an inf upstream)
+            return None, None, None, None
         if ord == 1:
             return g * x.sign(), None, None, None
         if ord in (math.inf, -math.inf):
@@ -82,7 +82,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     x = _float(x, dtype, "linalg.vector_norm")
     ord = float(ord)
     dims = _dims(dim, x._data.ndim)
-    if ord < 0 and x._data.size == 0 or (ord == -math.inf and 0 in [x.shape[d] for d in dims]):
+    empty_dim = 0 in [x.shape[d] for d in dims]     # (torch: +-inf over an empty dim too)
+    if ord < 0 and x._data.size == 0 or (abs(ord) == math.inf and empty_dim):
         raise RuntimeError(f"linalg.vector_norm: cannot compute the {ord} norm of an empty "
                            "tensor because the operation does not have an identity.")
     return VectorNorm.apply(x, ord, dims, keepdim)

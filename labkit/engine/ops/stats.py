@@ -87,10 +87,76 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     values, indices = _sort(input, d)
     if input.ndim == 0:
         return kthvalue_t(values, indices)
-    values, indices = _take(values, d, k - 1), _take(indices, d, k - 1)
+    indices = _tied_as_torch(values, indices, d, k - 1)
+    values = gather(input, d, indices.unsqueeze(d)).squeeze(d)    # the gradient goes there
     if keepdim:
         values, indices = values.unsqueeze(d), indices.unsqueeze(d)
     return kthvalue_t(values, indices)
+
+
+def _tied_as_torch(s, order, d, k):
+    """The index of the k-th smallest (from 0) along d, from the stable sort s / order; where
+    it ties with a neighbour, the one torch's CPU quickselect returns (its choice among equal
+    values decides where the gradient goes)."""
+    idx = _take(order, d, k)
+    sv = s.detach().movedim(d, -1).cpu().numpy()
+    n = sv.shape[-1]
+    same = [(sv[..., j] == sv[..., k]) | ((sv[..., j] != sv[..., j]) & (sv[..., k] != sv[..., k]))
+            for j in (k - 1, k + 1) if 0 <= j < n]
+    if not same or not any(m.any() for m in same):
+        return idx
+    tied = (same[0] | same[1] if len(same) == 2 else same[0]).reshape(-1)
+    sv, where_from = sv.reshape(-1, n), order.detach().movedim(d, -1).cpu().numpy().reshape(-1, n)
+    out = idx.cpu().numpy().copy()
+    flat = out.reshape(-1)
+    for r in tied.nonzero()[0]:
+        row = [0.0] * n                  # the row as it was (before sorting)
+        for j in range(n):
+            row[where_from[r, j]] = sv[r, j]
+        flat[r] = _quickselect(row, k)
+    return Tensor._make(idx.device.xp.asarray(out), idx.device)
+
+
+def _quickselect(vals, k):
+    """torch's quick_select_template (median of three, nan largest) on one row: the original
+    position of the element that ends at place k."""
+    idx = list(range(len(vals)))
+
+    def gt(a, b):
+        return (a != a and b == b) or a > b
+
+    def swap(i, j):
+        vals[i], vals[j], idx[i], idx[j] = vals[j], vals[i], idx[j], idx[i]
+    lo, hi = 0, len(vals) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(vals[lo], vals[hi]):
+                swap(lo, hi)
+            break
+        swap(lo + (hi - lo) // 2, lo + 1)
+        if gt(vals[lo + 1], vals[hi]):
+            swap(lo + 1, hi)
+        if gt(vals[lo], vals[hi]):
+            swap(lo, hi)
+        if gt(vals[lo + 1], vals[lo]):
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, vals[lo]
+        while True:
+            i += 1
+            while gt(pivot, vals[i]):
+                i += 1
+            j -= 1
+            while gt(vals[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
 
 
 class ModeIndex(Function):
