@@ -245,7 +245,7 @@ def _linspace(start, end, steps, np_dtype):
     up from start and the second half down from end, each value one fused multiply-add
     (emulated in long double), so linspace(-10, 10, 101)[50] is -1.49e-07 as in torch, not 0
     (bit for bit in float32/float64; integer dtypes truncate start and end first and step in
-    float64, as torch; float16/bfloat16 step in float32, within a rounding of torch's)."""
+    float64, as torch; float16/bfloat16 round every operation to their type, as torch's Half)."""
     if steps < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got {steps}.")
     if steps <= 1:
@@ -253,9 +253,12 @@ def _linspace(start, end, steps, np_dtype):
     idx = np.arange(steps)
     if np_dtype.kind in "iub":
         f, wide, lo, hi = np.float64, np.float64, float(int(start)), float(int(end))
-    else:
-        f = np_dtype.type if np_dtype.kind == "f" and np_dtype.itemsize >= 4 else np.float32
-        wide, lo, hi = np.longdouble, f(float(start)), f(float(end))
+    elif np_dtype.itemsize >= 4:
+        f, wide = np_dtype.type, np.longdouble
+        lo, hi = f(float(start)), f(float(end))
+    else:                    # float16/bfloat16: c10::Half arithmetic, each op rounded to the
+        f = wide = np_dtype.type   # type, as numpy's float16 (and ml_dtypes') arithmetic is
+        lo, hi = f(float(start)), f(float(end))
     step = (f(hi) - f(lo)) / f(steps - 1)
     up = wide(lo) + wide(step) * idx.astype(wide)
     down = wide(hi) - wide(step) * (steps - 1 - idx).astype(wide)
