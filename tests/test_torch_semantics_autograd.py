@@ -317,3 +317,15 @@ def test_kthvalue_ties_pick_torchs_element_and_route_the_gradient_there(n):
         check(f"x = L.tensor({arr.T.tolist()!r}, dtype=L.float64, requires_grad=True)\n"
               f"out = x.kthvalue({min(k, 4)}, 0, keepdim=True)\nleaves = [x]"
               .replace("nan", "float('nan')"))
+
+
+@pytest.mark.parametrize("shape, target", [((1,), "-100"), ((3,), "-100"), ((2, 3), "[-100, -100]"),
+                                           ((2, 3), "[-100, 1]")])
+def test_an_ignored_target_passes_no_gradient_even_from_a_nan_upstream(shape, target):
+    """make fuzz (seed of the final session run): cross_entropy of unfold(0-d) with every
+    target ignored, then softmax of the nan loss: torch's gradient 0, labkit's was nan (nan
+    upstream times the ignored row's 0)."""
+    check(f"x = L.linspace(-1, 1, {int(np.prod(shape))}, dtype=L.float64).reshape({shape})"
+          ".requires_grad_(); leaves = [x]\n"
+          f"loss = L.nn.functional.cross_entropy(x, L.tensor({target}), ignore_index=-100)\n"
+          "out = L.softmax(loss.reshape(1) * float('nan'), 0)")

@@ -184,8 +184,12 @@ class _PlaceAt(Function):
 
     @staticmethod
     def forward(ctx, g, where, shape, scale):
-        out = g.device.xp.zeros(shape, g._data.dtype)
-        out[where] = g._data * scale
+        xp = g.device.xp
+        out = xp.zeros(shape, g._data.dtype)
+        picks = g._data * scale
+        if type(scale) is not float:          # an ignored row gets 0 even from a nan or inf
+            picks = xp.where(scale != 0, picks, 0)     # upstream (torch's kernel skips it)
+        out[where] = picks
         ctx.where, ctx.scale, ctx.scalar = where, scale, g._data.ndim == 0
         return out
 
