@@ -401,7 +401,9 @@ def generate():
     # else this process happened to import (pytest collects every test module before it).
     for name in ("utils.benchmark", "nn.utils.rnn", "nn.modules.linear", "autograd.functional",
                  "autograd.function", "optim.lr_scheduler", "utils.checkpoint",
-                 "utils.tensorboard", "autograd.graph", "profiler", "amp"):
+                 "utils.tensorboard", "autograd.graph", "profiler", "amp", "nn.utils.prune",
+                 "nn.utils.parametrize", "nn.utils.parametrizations", "autograd.forward_ad",
+                 "optim.swa_utils", "distributions", "func", "nn.attention"):
         importlib.import_module("torch." + name)
         importlib.import_module("labkit." + name)
     with warnings.catch_warnings():     # torch warns about some deprecated names it lists
