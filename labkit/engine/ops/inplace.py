@@ -45,7 +45,7 @@ def inplace(x, name, write, fn_cls, *args):
     if x._rg and x.grad_fn is None:
         raise RuntimeError(
             f"{name}: a leaf Variable that requires grad is being used in an in-place "
-            "operation (torch's words). autograd needs the original value of this leaf "
+            "operation. autograd needs the original value of this leaf "
             "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
             "or use the out-of-place form (w = w - lr * g).")
     if base is not None and base.grad_fn is None and (base._rg or x._rg):
