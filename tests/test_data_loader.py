@@ -113,6 +113,24 @@ def test_fast_path_indexes_each_tensor_once_per_batch(monkeypatch):
     assert sorted(np.concatenate([b[1].numpy() for b in out]).tolist()) == list(range(100))
 
 
+def test_fast_path_keeps_device_dtype_grad_and_index_errors(device):
+    """The fast path gathers rows of the array directly when no gradient is needed; a
+    dataset tensor that requires grad still gives batches in its graph (as torch's), and an
+    out-of-range index from a custom batch sampler raises torch's IndexError."""
+    x = labkit.randn(10, 3, device=device, dtype=labkit.float64)
+    y = labkit.arange(10, device=device).to(labkit.int16)
+    w = labkit.randn(10, 2, device=device, requires_grad=True)
+    (bx, by, bw), = DataLoader(TensorDataset(x, y, w), batch_sampler=[[3, 0, 3, -1]])
+    assert bx.device == x.device and bx.dtype == labkit.float64 and by.dtype == labkit.int16
+    np.testing.assert_array_equal(bx.cpu().numpy(), x.cpu().numpy()[[3, 0, 3, -1]])
+    assert not bx.requires_grad and bx.is_leaf and bx.grad_fn is None
+    assert bw.requires_grad and bw.grad_fn is not None
+    bw.sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy()[:, 0], [1, 0, 0, 2, 0, 0, 0, 0, 0, 1])
+    with pytest.raises(IndexError, match="out of bounds"):
+        next(iter(DataLoader(TensorDataset(x, y), batch_sampler=[[1, 10]])))
+
+
 def test_custom_sampler_and_batch_sampler():
     sampler = WeightedRandomSampler([0, 0, 1, 1, 0], 6, generator=labkit.Generator())
     got = sum(batches(DataLoader(Range(5), batch_size=2, sampler=sampler)), [])

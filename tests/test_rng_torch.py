@@ -103,6 +103,32 @@ def test_integers(s):
 
 
 @pytest.mark.parametrize("s", SEEDS[:3])
+def test_randperm_every_small_size_and_large(s):
+    """randperm runs torch's Fisher-Yates swaps in numpy (engine/distributions.py): every size
+    up to 70 (chains of swaps hitting the same position), then sizes where they are long."""
+    seed(s)
+    for n in list(range(70)) + [257, 4096, 60000]:
+        same(labkit.randperm(n), torch.randperm(n))
+    g, tg = labkit.Generator().manual_seed(s), torch.Generator().manual_seed(s)
+    for n in (5, 1, 33):
+        same(labkit.randperm(n, generator=g), torch.randperm(n, generator=tg))
+    state_same()
+
+
+def test_random_sampler_epochs_and_the_skipped_draw():
+    """RandomSampler draws one more permutation after the full ones even when it uses none of
+    it (num_samples a multiple of n): labkit only advances the generator, by the same draws."""
+    tdata = pytest.importorskip("torch.utils.data")
+    import labkit.utils.data as ld
+    for k in (9, 18, 20):
+        seed(5)
+        mine = [list(ld.RandomSampler(range(9), num_samples=k)) for _ in range(2)]
+        theirs = [list(tdata.RandomSampler(range(9), num_samples=k)) for _ in range(2)]
+        assert mine == theirs
+        state_same()
+
+
+@pytest.mark.parametrize("s", SEEDS[:3])
 @pytest.mark.parametrize("dt", DTYPES)
 def test_bernoulli_and_dropout(s, dt):
     seed(s)

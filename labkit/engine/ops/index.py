@@ -65,6 +65,12 @@ def _index_arrays(idx, x):
         if arr.size == 0:
             arr = arr.astype(np.int64)        # [] indexes nothing (numpy would make it float)
         return arr if x.device.type == "cpu" else x.device.xp.asarray(arr)
+    if isinstance(idx, np.ndarray):         # torch reads an ndarray as a sequence: floats
+        if idx.dtype.kind == "f":           # truncate to long, uint8 is a (deprecated) mask
+            idx = idx.astype(np.int64)
+        elif idx.dtype == np.uint8:
+            idx = idx.astype(bool)
+        return idx if x.device.type == "cpu" else x.device.xp.asarray(idx)
     return idx
 
 

@@ -112,7 +112,10 @@ class RandomSampler(_EpochSampler):
             return
         for _ in range(k // n):
             yield _dist.randperm(gen, n)
-        yield _dist.randperm(gen, n)[:k % n]      # torch draws it even when k % n == 0
+        if k % n:
+            yield _dist.randperm(gen, n)[:k % n]
+        else:
+            _dist.skip_randperm(gen, n)           # torch draws it even when k % n == 0
 
     def _indices(self):
         return np.concatenate(list(self._chunks()))
