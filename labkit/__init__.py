@@ -12,6 +12,14 @@ from .engine.creation import (Generator, arange, as_tensor, empty, empty_like, e
 from .engine.dtype import (bool_ as bool, dtype, float16, float32, float64, int8,  # noqa: F401
                            int16, int32, int64, uint8)
 from .engine.dtype import bfloat16  # noqa: F401,E402  (numpy's via ml_dtypes, loaded on first use)
+from .engine.dtype import complex64, complex128  # noqa: F401,E402
+cfloat, cdouble = complex64, complex128
+from .engine.formats import (channels_last, channels_last_3d, contiguous_format,  # noqa: F401
+                             jagged, layout, memory_format, preserve_format, sparse_bsc,
+                             sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
+from .engine.ops.complex import (angle, complex_ as complex, conj, conj_physical,  # noqa
+                                 imag, is_conj, polar, real, resolve_conj, view_as_complex,
+                                 view_as_real)
 from .engine.ops.arithmetic import add, div, mul, neg, pow, sub  # noqa: F401
 from .engine.ops.compare import (allclose, eq, equal, ge, gt, isfinite, isinf, isnan,  # noqa
                                  le, logical_and, logical_not, logical_or, logical_xor, lt, ne)
@@ -61,6 +69,8 @@ from . import autograd, cuda, nn, optim  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: F401,E402
 from . import accelerator, linalg  # noqa: F401,E402
+from . import fft  # noqa: F401,E402  (torch.fft)
+from .engine.ops.complex_stft import istft, stft  # noqa: F401,E402
 from .engine import return_types  # noqa: F401,E402  (torch.return_types)
 from .engine.ops import keywords as _keywords  # noqa: E402
 from .serialization import load, save  # noqa: F401,E402
@@ -70,7 +80,7 @@ from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTens
 from .engine.ops.stats import (bincount, histc, histogram, kthvalue, mode,  # noqa: F401
                                nanmedian, nanquantile, quantile, unique)
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402  (the torch API followed, 2.13.0)
 from math import e, inf, nan, pi  # noqa: F401,E402  (torch.pi, torch.inf: python floats there too)
 newaxis = None
 from ._runtime import quiet_numpy_float_warnings as _quiet  # noqa: E402
@@ -86,6 +96,22 @@ from .engine.ops.stacking import (atleast_1d, atleast_2d, atleast_3d, column_sta
 from .engine.ops.search import bucketize, isin, searchsorted  # noqa: F401,E402
 from .engine.ops.products_extra import cartesian_prod, kron, tensordot  # noqa: F401,E402
 from .engine.ops.finite import diff, logaddexp, logaddexp2, nan_to_num, rot90  # noqa: F401,E402
+from .engine.ops.float_parts import (frexp, isneginf, isposinf, isreal, ldexp,  # noqa
+                                     ldexp_, nextafter)
+from .engine.ops.integer_math import gcd, gcd_, lcm, lcm_  # noqa: F401,E402
+from .engine.ops.renorm import renorm  # noqa: F401,E402
+from .engine.ops.scatter_into import (diagonal_scatter, masked_scatter,  # noqa: F401,E402
+                                      select_scatter, slice_scatter)
+from .engine.ops.signal_windows import (bartlett_window, blackman_window,  # noqa: F401,E402
+                                        hamming_window, hann_window, kaiser_window)
+from .engine.ops.unravel import unravel_index  # noqa: F401,E402
+from .engine.creation_asarray import asarray, frombuffer, scalar_tensor  # noqa: F401,E402
+from .legacy_defaults import (get_device, is_warn_always_enabled,  # noqa: F401,E402
+                              set_default_tensor_type, set_flush_denormal, set_warn_always,
+                              typename)
+from .nn.functional_distance import pdist  # noqa: F401,E402
+from .engine.sampling_counts import binomial, poisson  # noqa: F401,E402
+from .engine.ops.finite_difference import gradient  # noqa: F401,E402
 from .engine.ops.linalg_solve import det, inv as inverse, logdet, slogdet  # noqa: F401,E402
 from ._torch_linalg import *  # noqa: F401,F403,E402  (torch.svd, torch.qr, torch.pinverse ...)
 from . import testing  # noqa: F401,E402
@@ -115,6 +141,10 @@ int = int32
 short = int16
 clip = clamp
 _keywords.install(globals(), _keywords.FUNCTIONS)  # input=, other=, axis=, keepdims=, out=
+_keywords.install_table(globals(), "torch")       # torch's other names (torch_signatures.txt)
+_keywords.install_table(None, "Tensor")
+_keywords.install_table(vars(nn.functional), "F")
+_keywords.install_table(vars(linalg), "linalg")
 
 
 def is_tensor(obj):
@@ -129,7 +159,7 @@ def __getattr__(name):
     """labkit.viz loads on first use (it needs graphviz, ipywidgets and matplotlib); so do
     labkit.jit and labkit.onnx (the exporter needs the onnx package)."""
     if name in ("viz", "jit", "onnx", "bench", "func", "export", "distributed", "profiler",
-                "special", "distributions", "_dynamo", "_inductor"):
+                "special", "distributions", "_dynamo", "_inductor", "multiprocessing"):
         import importlib
         return importlib.import_module("." + name, __name__)
     if name == "cond":                    # the explicit branch op of labkit.export

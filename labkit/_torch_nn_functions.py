@@ -1,7 +1,8 @@
 """The torch.X forms of nn.functional ops (torch.layer_norm, torch.dropout, torch.embedding
 ...): ATen's signatures, which differ from F's (dropout's `train` is required, batch_norm puts
 weight before running_mean, embedding takes the weight first, losses take the reduction as an
-int: 0 none, 1 mean, 2 sum), each mapped onto the F function."""
+int: 0 none, 1 mean, 2 sum), each mapped onto the F function. Omitted, that int is 0 (none) in
+torch's bindings, whatever their printed default says: torch.kl_div(x, y) is elementwise."""
 from .nn import functional as F
 
 _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
@@ -44,11 +45,11 @@ def embedding(weight, input, padding_idx=-1, scale_grad_by_freq=False, sparse=Fa
     return F.embedding(input, weight, None if padding_idx < 0 else padding_idx)
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=0, *, log_target=False):
     return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     return F.binary_cross_entropy_with_logits(input, target, weight,
                                               reduction=_reduction(reduction),
                                               pos_weight=pos_weight)
@@ -65,22 +66,22 @@ selu, celu, prelu = F.selu, F.celu, F.prelu
 hardshrink, threshold, threshold_, bilinear = F.hardshrink, F.threshold, F.threshold_, F.bilinear
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     return F.margin_ranking_loss(input1, input2, target, margin,
                                  reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction(reduction))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
-                        reduction=1):
+                        reduction=0):
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                  reduction=_reduction(reduction))
 

@@ -127,7 +127,7 @@ def type_(x, dtype=None, non_blocking=False):
     a dtype, this tensor converted (self when it already is that type)."""
     if dtype is None:
         prefix = "torch.cuda." if x.device.type == "cuda" else "torch."
-        return prefix + _NAMES[x.dtype]
+        return prefix + _NAMES.get(x.dtype, _dt.scalar_type_name(x) + "Tensor")
     device = x.device
     if isinstance(dtype, str):
         parts = dtype.split(".")

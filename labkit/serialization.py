@@ -77,11 +77,8 @@ def _encode(obj, tensors, index, path, depth):
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else {"__float__": repr(obj)}
     if isinstance(obj, Tensor):
-        if obj.grad_fn is not None:
-            raise RuntimeError(
-                f"save: {path} is a tensor made by {type(obj.grad_fn).__name__}, part of an "
-                "autograd graph. A checkpoint holds values, not graphs: save obj.detach() (a "
-                "graph cannot be saved with its tensors; see lecture 07 for saving whole graphs).")
+        # a non-leaf is saved as torch saves it: its value, loaded as a leaf that keeps
+        # requires_grad (the graph itself is never saved; lecture 07 saves whole graphs)
         if id(obj) not in index:              # the same tensor twice is stored once
             index[id(obj)] = len(tensors)
             tensors.append(obj)

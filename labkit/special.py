@@ -18,7 +18,7 @@ def multigammaln(input, p):
     return mvlgamma(input, p)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim, dtype=None):
     return _softmax(input if dtype is None else input.to(dtype), dim)
 
 
@@ -45,5 +45,7 @@ __all__ = ["digamma", "psi", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "
            "gammaln", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
            "ndtr", "ndtri", "polygamma", "round", "sinc", "softmax", "xlog1py", "xlogy"]
 
+from .engine.ops.keywords import install_table  # noqa: E402
+install_table(globals(), "special")   # torch's keyword names and out= (torch_signatures.txt)
 from .engine.unsupported import module_getattr  # noqa: E402
 __getattr__ = module_getattr(__name__, "torch.special")

@@ -181,10 +181,17 @@ def test_transformer_errors():
 def test_layer_norm(shape, normalized):
     n = normalized if isinstance(normalized, tuple) else (normalized,)
     arrays = [rand_array(shape, 1), rand_array(n, 2), rand_array(n, 3)]
-    check_op(lambda x, w, b: nn.functional.layer_norm(x, normalized, w, b),
+    check_op(lambda x, w, b: nn.functional.layer_norm(x, n, w, b),
              lambda x, w, b: torch.nn.functional.layer_norm(x, n, w, b), arrays)
     assert list(nn.LayerNorm(normalized).state_dict()) == \
-        list(torch.nn.LayerNorm(normalized).state_dict())
+        list(torch.nn.LayerNorm(normalized).state_dict())   # the module takes an int too
+
+
+def test_functional_layer_norm_refuses_an_int_shape_as_torch_does():
+    x = np.ones((3, 4), np.float32)
+    for lib in (labkit, torch):
+        with pytest.raises(TypeError, match="'normalized_shape' .* must be tuple of ints, not int"):
+            lib.nn.functional.layer_norm(lib.tensor(x), 4)
 
 
 @pytest.mark.parametrize("pad_rows", [[5, 3], [5, 5], [0, 4]])

@@ -83,3 +83,22 @@ def test_collate_stacks_to_a_new_first_dim():
 def test_collate_errors_name_the_cause_and_the_fix(batch, error, match):
     with pytest.raises(error, match=match):
         default_collate(batch)
+
+
+def test_another_librarys_tensors_collate_into_labkit_tensors():
+    """torchvision's ToTensor gives torch tensors: the DataLoader batches their values as
+    labkit tensors (dtype and shape kept, a tensor that requires grad read without it), in
+    tuples and dicts alike; torch's own DataLoader gives the same values."""
+    torch = pytest.importorskip("torch")
+    samples = [(torch.arange(6, dtype=torch.float32).reshape(2, 3) * i, i,
+                {"m": torch.tensor([i, 2 * i], dtype=torch.int16),
+                 "g": torch.tensor(0.5 * i, requires_grad=True)}) for i in range(4)]
+    mine = next(iter(labkit.utils.data.DataLoader(samples, batch_size=3)))
+    theirs = next(iter(torch.utils.data.DataLoader(samples, batch_size=3)))
+    assert isinstance(mine[0], labkit.Tensor) and isinstance(mine[2]["m"], labkit.Tensor)
+    for m, t in ((mine[0], theirs[0]), (mine[1], theirs[1]), (mine[2]["m"], theirs[2]["m"]),
+                 (mine[2]["g"], theirs[2]["g"])):
+        assert str(m.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        assert tuple(m.shape) == tuple(t.shape)
+        np.testing.assert_array_equal(m.numpy(), t.detach().numpy())
+    assert not mine[2]["g"].requires_grad

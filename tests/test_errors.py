@@ -189,8 +189,8 @@ def test_invert_of_a_float_tensor():
 
 
 def test_unsupported_dtype():
-    raises(TypeError, lambda: labkit.ones(2, dtype="complex64"), "complex64", "float32")
-    raises(TypeError, lambda: labkit.from_numpy(np.ones(2, dtype=np.complex64)), "complex64")
+    raises(TypeError, lambda: labkit.ones(2, dtype="complex256"), "complex256", "float32")
+    raises(TypeError, lambda: labkit.from_numpy(np.ones(2, dtype=np.uint32)), "uint32")
 
 
 # --- indexing -----------------------------------------------------------------------------------
@@ -255,8 +255,8 @@ def test_ragged_and_non_numeric_data():
 
 def test_bad_sizes_and_arguments():
     raises(ValueError, lambda: labkit.zeros(-1), "non-negative", "(-1,)")
-    raises(ValueError, lambda: labkit.zeros(2.5), "non-negative")
-    raises(ValueError, lambda: labkit.arange(0, 5, 0), "step")
+    raises(TypeError, lambda: labkit.zeros(2.5), "int", "float")      # torch's types
+    raises(RuntimeError, lambda: labkit.arange(0, 5, 0), "step")
     raises(TypeError, lambda: labkit.randint(0, 5), "size")
     raises(TypeError, lambda: labkit.from_numpy([1, 2]), "numpy")
 

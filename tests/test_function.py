@@ -361,3 +361,29 @@ def test_builtin_sigmoid_gradient_is_finite_at_extremes():
     x = labkit.tensor([-1000.0, 1000.0], requires_grad=True)
     x.sigmoid().sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("extra", ["None", "None, None", "g"])
+def test_backward_may_return_extra_trailing_nones(extra):
+    """torch drops extra gradients that are all None (the fused conv-bn tutorial returns
+    one per ctx field); a non-None extra, or too few, is an error in both."""
+    from snippets import check
+    check("class F(L.autograd.Function):\n"
+          "    @staticmethod\n"
+          "    def forward(ctx, x, k):\n"
+          "        return x * k\n"
+          "    @staticmethod\n"
+          "    def backward(ctx, g):\n"
+          f"        return g * 2, None, {extra}\n"
+          "x = L.ones(3, requires_grad=True); leaves = [x]\n"
+          "out = F.apply(x, 3.) * F.apply(x, 2.)")
+
+
+@pytest.mark.parametrize("call", ["pow(1.5, 2.5)", "maximum(1., 2.)", "fmod(1., 2.)",
+                                  "eq(1., 2.)", "lt(1, 2)", "hypot(1., 2.)", "atan2(1., 2.)",
+                                  "add(1.5, 2.5)", "mul(2, 3)", "sub(2, 0.5)"])
+def test_an_op_on_numbers_alone(call):
+    """torch refuses most ops on two numbers (TypeError), and makes a 0-d tensor for
+    add/sub/mul/div; labkit raised AttributeError from inside the op."""
+    from snippets import check
+    check(f"out = L.{call}")

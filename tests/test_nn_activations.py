@@ -98,9 +98,11 @@ def test_errors_match_torch(call):
         call(F, lambda *s: labkit.ones(*s, dtype=labkit.float64))
 
 
-def test_inplace_activations_say_so():
-    with pytest.raises(NotImplementedError, match="inplace"):
-        F.elu(labkit.randn(3), inplace=True)
+def test_inplace_activations_change_their_input_as_torch():
+    # (more forms, with gradients: tests/test_torch_semantics_signatures.py)
+    x = labkit.tensor([-1.0, 0.5, 2.0])
+    assert F.elu(x, inplace=True) is x
+    np.testing.assert_allclose(x.numpy(), TF.elu(torch.tensor([-1.0, 0.5, 2.0])).numpy())
 
 
 def test_prelu_second_order(device):

@@ -7,6 +7,7 @@ import pytest
 
 import labkit
 from op_checks import arr, check_second, run
+from snippets import check
 
 torch = pytest.importorskip("torch")
 
@@ -128,3 +129,12 @@ def test_cdist_errors():
     for M in (torch, labkit):
         with pytest.raises(RuntimeError):
             M.cdist(M.zeros(3, 2), M.zeros(3, 4))
+
+
+@pytest.mark.parametrize("ord", [-1.0, -0.5, float("inf"), float("-inf"), 0.0, 1.0, 2.0])
+@pytest.mark.parametrize("dim", [0, 2, None, (0, 1)])
+def test_vector_norm_over_an_empty_result_or_an_empty_dim(ord, dim):
+    """Fuzz: a min/max-like norm of (1, 1, 0) over dim 0 is an empty result, which torch
+    gives; only reducing over the empty dim itself has no identity (torch's RuntimeError)."""
+    check(f"x = L.zeros(1, 1, 0, dtype=L.float64).requires_grad_(); leaves = [x]; "
+          f"out = L.linalg.vector_norm(x, {ord}, dim={dim})")

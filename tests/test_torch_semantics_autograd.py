@@ -329,3 +329,15 @@ def test_an_ignored_target_passes_no_gradient_even_from_a_nan_upstream(shape, ta
           ".requires_grad_(); leaves = [x]\n"
           f"loss = L.nn.functional.cross_entropy(x, L.tensor({target}), ignore_index=-100)\n"
           "out = L.softmax(loss.reshape(1) * float('nan'), 0)")
+
+
+def test_float32_erf_is_rounded_from_float64_so_ties_break_as_torch():
+    """Fuzz: fmax(erf(y64), erf(x32)) at x = y = 0.5 is a tie in torch (erf(0.5) rounds to
+    the same float32 both ways) and its gradient goes to the first argument; labkit's float32
+    erf was evaluated in float32 arithmetic, one ulp off, so the gradient went to x."""
+    check("x = L.tensor([[-2., -2., -2.], [-2., -2., 0.5]]).requires_grad_(); "
+          "y = L.tensor(0.5, dtype=L.float64).requires_grad_(); leaves = [x, y]; "
+          "out = L.fmax(L.erf(y), L.erf(x))")
+    xs = np.linspace(-4, 4, 4001, dtype=np.float32)
+    exact = np.array([math.erf(float(v)) for v in xs], dtype=np.float64).astype(np.float32)
+    assert np.array_equal(labkit.erf(labkit.tensor(xs)).numpy(), exact)

@@ -143,3 +143,20 @@ def test_mixture_of_multivariate_components_and_sampling():
     same_error(lambda lib: lib.distributions.MixtureSameFamily(
         lib.distributions.Normal(0.0, 1.0), lib.distributions.Normal(lib.zeros(4), 1.0)),
         "needs to be an  instance of torch.distributions.Categorical")
+
+
+def test_every_torch_submodule_and_its_names_import():
+    """`from torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli` is how real
+    programs reach classes the package does not re-export: each torch submodule exists here,
+    holding the public distributions and transforms torch's holds."""
+    import importlib
+    import pkgutil
+    import torch.distributions
+    missing = []
+    for info in pkgutil.iter_modules(torch.distributions.__path__):
+        theirs = importlib.import_module(f"torch.distributions.{info.name}")
+        ours = importlib.import_module(f"labkit.distributions.{info.name}")
+        for name in getattr(theirs, "__all__", []):
+            if not hasattr(ours, name):
+                missing.append(f"{info.name}.{name}")
+    assert not missing, missing

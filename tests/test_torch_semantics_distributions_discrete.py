@@ -95,3 +95,24 @@ def test_support_errors_match():
     same_error(lambda lib: lib.distributions.Binomial(lib.tensor([5.0, 6.0]),
                                                       lib.tensor([0.5, 0.2])).entropy(),
                "Inhomogeneous total count")
+
+
+BINARY_PARAM = [("bernoulli.Bernoulli", ()), ("binomial.Binomial", (4.0,)),
+                ("negative_binomial.NegativeBinomial", (3.0,)), ("geometric.Geometric", ()),
+                ("relaxed_bernoulli.LogitRelaxedBernoulli", (0.5,))]
+
+
+@pytest.mark.parametrize("name,lead", BINARY_PARAM)
+@pytest.mark.parametrize("kind", ["probs", "logits"])
+@pytest.mark.parametrize("number", [False, True])
+def test_probs_logits_pair_and_expand(name, lead, kind, number):
+    """The probs/logits families share one parameterization (distributions/binary_param.py):
+    the other parameter computed on first read, expand keeping whichever were read, shapes."""
+    def build(lib, p):
+        value = 0.3 if number else (p if kind == "probs" else p.logit())
+        module, cls = name.split(".")
+        d = getattr(getattr(lib.distributions, module), cls)(*lead, **{kind: value})
+        first = (d.probs, d.logits, tuple(d.batch_shape))
+        e = d.expand((4,) + tuple(d.batch_shape))
+        return first + (e.probs, e.logits, tuple(e.batch_shape))
+    compare(build, [P[0]], requires_grad=[True])

@@ -117,10 +117,13 @@ def test_cases(code):
     check(code)
 
 
-@pytest.mark.xfail(strict=True, reason="labkit/engine/ops/shape_inplace.py refuses an in-place "
-                   "reshape (unsqueeze_, t_ ...) of a view in a graph; torch re-links the view "
-                   "one view op further (x._view_of = (old x, op, args), keeping its base), so "
-                   "later writes through it still reach the base with CopySlices gradients.")
-def test_in_place_reshape_of_a_view_in_a_graph():
-    check("x = L.arange(6.).requires_grad_(); leaves = [x]; b = x.reshape(2, 3) * 1; c = b[1]; "
-          "c.unsqueeze_(0); c.mul_(x[:3]); out = b")
+@pytest.mark.parametrize("op", ["unsqueeze_(0)", "t_()", "squeeze_()", "transpose_(0, 1)",
+                                "unsqueeze_(-1)", "swapdims_(1, 0)"])
+def test_in_place_reshape_of_a_view_in_a_graph(op):
+    """c = b[1]; c.unsqueeze_(0) keeps c a view of b (one view op further): writes through c
+    reach b, writes to b reach c, with torch's values and gradients."""
+    setup = ("x = L.arange(12.).requires_grad_(); leaves = [x]; b = x.reshape(2, 2, 3) * 1; "
+             "c = b[1]; ")
+    check(setup + f"c.{op}; c.mul_(x[:6].reshape(c.shape)); out = (b, c, c.shape, c.stride())")
+    check(setup + f"c.{op}; b.add_(x[0]); out = (c * 1, b)")
+    check(setup + f"c.{op}; c[0] = 5.; out = (b, c._version == b._version)")

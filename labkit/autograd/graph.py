@@ -42,6 +42,24 @@ class saved_tensors_hooks:
         return t
 
 
+class save_on_cpu(saved_tensors_hooks):
+    """with save_on_cpu(pin_memory=False): tensors saved for backward are kept on the cpu and
+    moved back to their device when backward unpacks them (GPU memory traded for transfers).
+    pin_memory=True packs a separate cpu copy, as torch does."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            return (tensor.device, tensor.detach().cpu().clone())
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
 def _root(arr):
     while getattr(arr, "base", None) is not None:
         arr = arr.base

@@ -62,7 +62,7 @@ def dirichlet_grad_array(x, alpha, total, xp):
     beta = total - alpha
     flip = x > (alpha + 1) / (total + 2)
     y = xp.where(flip, 1 - x, x)
-    p, q = xp.where(flip, beta, alpha), xp.where(flip, alpha, beta)
+    p = xp.where(flip, beta, alpha)
     s, ds = _series_sum(xp, lambda n: y * (total + n - 1) / (p + n),
                         lambda n: xp.where(flip, 1 / (total + n - 1),
                                            1 / (total + n - 1) - 1 / (p + n)))

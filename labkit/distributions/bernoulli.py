@@ -1,57 +1,28 @@
 """Bernoulli(probs=) or (logits=): a 0/1 outcome, with log_prob through BCE-with-logits."""
-import numbers
-
 from ..engine import Size
 from ..engine.ops.sampling import bernoulli
 from ..nn import functional as F
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .binary_param import BinaryParam
+from .utils import broadcast_all
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParam, ExponentialFamily):
     has_enumerate_support = True
     support = constraints.boolean
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._init_param(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
+        self._expand_param(new, batch_shape)
+        super(Bernoulli, new).__init__(Size(batch_shape), validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

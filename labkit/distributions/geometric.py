@@ -1,31 +1,21 @@
 """Geometric(probs=) or (logits=): the number of failures before the first success."""
-import numbers
-
 from ..engine import Size
 from ..engine.creation import empty
 from ..engine.grad_mode import no_grad
 from ..engine.typeinfo import finfo
 from ..nn import functional as F
 from . import constraints
+from .binary_param import BinaryParam
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParam, Distribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(given, numbers.Number) else \
-            (self.probs if probs is not None else self.logits).size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._init_param(probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -36,12 +26,8 @@ class Geometric(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
+        self._expand_param(new, batch_shape)
+        super(Geometric, new).__init__(Size(batch_shape), validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -56,14 +42,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -1,13 +1,10 @@
-"""InverseGamma(concentration, rate) = 1 / Gamma(concentration, rate) (a variance prior);
-LogisticNormal(loc, scale) = stick-breaking of Normal(loc, scale) (a simplex-valued law)."""
+"""InverseGamma(concentration, rate) = 1 / Gamma(concentration, rate) (a variance prior)."""
 import math
-
 from ..engine.ops.select import where
 from . import constraints
 from .gamma import Gamma
-from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms import PowerTransform, StickBreakingTransform
+from .transforms import PowerTransform
 
 
 class InverseGamma(TransformedDistribution):
@@ -50,27 +47,3 @@ class InverseGamma(TransformedDistribution):
     def entropy(self):
         c = self.concentration
         return c + self.rate.log() + c.lgamma() - (1 + c) * c.digamma()
-
-
-class LogisticNormal(TransformedDistribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.simplex
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        base_dist = Normal(loc, scale, validate_args=validate_args)
-        if not base_dist.batch_shape:
-            base_dist = base_dist.expand([1])
-        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogisticNormal, _instance)
-        return super().expand(batch_shape, _instance=new)
-
-    @property
-    def loc(self):
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.base_dist.scale

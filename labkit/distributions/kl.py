@@ -21,11 +21,11 @@ from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .laplace import Laplace
-from .log_normal import HalfNormal
+from .half_normal import HalfNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
-from .pareto_weibull import Pareto
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform

@@ -211,10 +211,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         else:                              # its first gradient: queue it
                             heappush(heap, (-nxt._seq, nxt))
                             buffers[nxt] = [g]
-                except ValueError:
-                    if len(out) != len(edges):
+                except ValueError as err:
+                    if len(out) == len(edges):
+                        raise
+                    if not _only_nones_after(out, edges, err):
                         raise _arity_error(node, out) from None
-                    raise
+                    # (extra trailing Nones: every edge got its gradient; torch drops them)
                 if rare and waiting is not None:
                     _release_leaves(edges, waiting, heap, buffers)
                 if not retain_graph and node._saved:      # free what forward saved
@@ -293,7 +295,9 @@ def call_backward(node, grads):
     if type(out) is not tuple:
         out = (out,)
     if len(out) != len(node._edges):
-        raise _arity_error(node, out)
+        if not _only_nones_after(out, node._edges):
+            raise _arity_error(node, out)
+        out = out[:len(node._edges)]
     if process.anomaly:
         _check_nan(node, out)
     return out
@@ -310,6 +314,8 @@ def _fit(node, i, g, nxt, idx):
         g = _reduce_grad(node, i, g, shape)
     dt = nxt._out_dtypes[idx]
     if g._data.dtype != dt:
+        if g._data.dtype.kind == "c" and dt.kind != "c":
+            g = g.real     # as torch: a real input keeps the real part of a complex gradient
         g = g.to(_dt.from_np(dt))
     return g
 
@@ -402,6 +408,13 @@ def _zeros_for_unused(node, grads):
                              node._device)
 
 
+def _only_nones_after(out, edges, err=None):
+    """backward returned more gradients than forward took arguments, all the extra ones None
+    (torch drops those); with err, also that the only error was zip's length check."""
+    return len(out) > len(edges) and all(g is None for g in out[len(edges):]) and (
+        err is None or "zip()" in str(err))
+
+
 def _arity_error(node, out):
     return RuntimeError(
         f"{type(node).__name__}: backward returned {len(out)} gradient(s) but forward took "
@@ -421,7 +434,8 @@ def _reduce_grad(node, i, g, shape):
 
 def _accumulate(leaf, g, create_graph, handed):
     if g._data.dtype != leaf._data.dtype:
-        g = _make(g._data.astype(leaf._data.dtype), g.device)
+        arr = g._data.real if leaf._data.dtype.kind != "c" else g._data   # as _fit
+        g = _make(arr.astype(leaf._data.dtype), g.device)
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
         return

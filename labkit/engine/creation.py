@@ -5,7 +5,7 @@ import numpy as np
 
 from . import dtype as _dt
 from .defaults import defaults
-from .device import Device, cpu, to_device_array
+from .device import Device, cpu, meta_array, to_device_array
 from .hooks import current_tracer
 from .memory import names_the_size
 from .promotion import PROMOTE, fill_value, python_number
@@ -53,10 +53,24 @@ def _finish(arr, dtype, device, requires_grad):
     return t
 
 
+def _on_meta(device):
+    """True when the tensor is made on 'meta': then nothing is filled or drawn (no memory, and
+    the random generators do not advance, as in torch)."""
+    dev = Device(device) if device is not None else defaults.device
+    return dev is not None and dev.type == "meta"
+
+
+def _default_complex():
+    return _dt.from_np(defaults.float).to_complex().np   # complex64 (complex128 for float64)
+
+
 def _infer(arr):
-    """torch's defaults: Python floats become float32; ints int64; bools bool."""
+    """torch's defaults: Python floats become float32; complex complex64; ints int64; bools
+    bool."""
     if arr.dtype.kind == "f" and arr.dtype != np.float16:
         return arr.astype(defaults.float) if arr.dtype != defaults.float else arr
+    if arr.dtype.kind == "c":
+        return arr.astype(_default_complex(), copy=False)
     if arr.dtype.kind in "iu" and arr.dtype != np.uint8:
         return arr.astype(np.int64) if arr.dtype != np.int64 else arr
     return arr
@@ -79,6 +93,8 @@ def _element_dtypes(data, found):
                 rows.append(data if len(kinds) == 1 else [d for d in data if type(d) is kind])
             elif kind in _PYTHON:
                 found.add(_PYTHON[kind] or defaults.float)
+            elif kind is complex:
+                found.add(_default_complex())
             elif issubclass(kind, (np.generic, np.ndarray, Tensor)):
                 typed = True
                 for d in data:
@@ -86,6 +102,13 @@ def _element_dtypes(data, found):
                         found.add(_own_dtype(d))
         data = list(itertools.chain.from_iterable(itertools.chain.from_iterable(rows)))
     return typed
+
+
+def _scalars(data):
+    """A tensor anywhere in the lists stands for its one value, as in torch: tensor([t]) with a
+    one-element t of any shape is 1-D (a training loop's torch.tensor([x]) keeps its shape)."""
+    return [d.item() if isinstance(d, Tensor) else
+            _scalars(d) if isinstance(d, (list, tuple)) else d for d in data]
 
 
 def _own_dtype(d):
@@ -103,6 +126,8 @@ def _from_data(data, dtype=None):
         return data._host(), True
     if isinstance(data, (np.ndarray, np.generic)):  # numpy data keeps its dtype (float64 too)
         return np.asarray(data), True
+    if type(data) is complex:
+        return np.asarray(data, _default_complex()), True
     if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
         return data.get(), True
     typed = None     # as torch: numpy scalars, arrays and tensors in a list keep their dtypes
@@ -113,8 +138,7 @@ def _from_data(data, dtype=None):
             typed = next(dtypes)
             for d in dtypes:
                 typed = PROMOTE[typed, d]
-            if any(isinstance(d, Tensor) for d in data):
-                data = [d.tolist() if isinstance(d, Tensor) else d for d in data]
+            data = _scalars(data)
     try:
         arr = np.array(data)
     except ValueError as e:
@@ -162,9 +186,14 @@ def from_numpy(array):
 
 def _filled(fill, size, dtype, device, requires_grad, default=None):
     np_dtype = _dt.to_np(dtype) or default or defaults.float
-    if not isinstance(fill, (bool, np.bool_)) and np_dtype.kind in "iu":
-        fill = fill_value(np_dtype, fill)     # as torch: -1 wraps into uint8, 300 or nan in
-                                              # int8 raise (numpy: OverflowError, or garbage)
+    if isinstance(fill, complex) and np_dtype.kind != "c" or \
+            not isinstance(fill, (bool, np.bool_)) and np_dtype.kind in "iu":
+        try:            # as torch: -1 wraps into uint8, 300 or nan in int8 raise, and so
+            fill = fill_value(np_dtype, fill)   # does 1j in a float (numpy: garbage or a cast)
+        except RuntimeError as e:
+            raise RuntimeError(f"full: {e}") from None
+    if _on_meta(device):
+        return _finish(meta_array(_size(size), np_dtype), None, device, requires_grad)
     return _finish(np.full(_size(size), fill, dtype=np_dtype), None, device, requires_grad)
 
 
@@ -184,14 +213,21 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False):
     size = _size_arg("empty", shape, size)
     np_dtype = _dt.to_np(dtype) or defaults.float
+    if _on_meta(device):
+        return _finish(meta_array(_size(size), np_dtype), None, device, requires_grad)
     return _finish(np.empty(_size(size), np_dtype), None, device, requires_grad)
 
 
 @names_the_size
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     fill_value = python_number(fill_value)
+    if isinstance(fill_value, (list, tuple)) or isinstance(fill_value, Tensor) and \
+            fill_value.ndim:
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__} (a 0-d tensor works too).")
     default = np.bool_ if isinstance(fill_value, bool) else \
-        np.int64 if isinstance(fill_value, int) else defaults.float
+        np.int64 if isinstance(fill_value, int) else \
+        _default_complex() if isinstance(fill_value, complex) else defaults.float
     return _filled(fill_value, (size,) if isinstance(size, int) else size, dtype, device,
                    requires_grad, np.dtype(default))
 
@@ -221,12 +257,20 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 @names_the_size
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(start=None, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """start, start+step, ... below end; int64 if all arguments are ints, else float32."""
+    start, end, step = (v.item() if isinstance(v, Tensor) and v.ndim == 0 else v
+                        for v in (start, end, step))     # torch reads a 0-d tensor as its number
     if end is None:
         start, end = 0, start
+    elif start is None:        # arange(end=5), as torch
+        start = 0
     if step == 0:
-        raise ValueError("arange: step must be non-zero.")
+        raise RuntimeError("arange: step must be nonzero.")
+    if dtype is not None and _dt.to_np(dtype).kind == "c":
+        raise NotImplementedError(f'"arange_cpu" not implemented for '
+                                  f"'{_dt.scalar_type_name(_dt.to_np(dtype))}' (as torch). "
+                                  "Make a real range and convert: labkit.arange(n).to(dtype).")
     ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
     arr = np.arange(start, end, step, dtype=np.int64 if ints else np.float64)
     if not ints and dtype is None:
@@ -236,7 +280,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 @names_the_size
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    np_dtype = np.dtype(_dt.to_np(dtype) or defaults.float)
+    cplx = isinstance(start, complex) or isinstance(end, complex)
+    np_dtype = np.dtype(_dt.to_np(dtype) or (_default_complex() if cplx else defaults.float))
+    if np_dtype.kind == "c":      # torch's kernel on each part: the step is (end - start) / n
+        part = _dt.from_np(np_dtype).to_real().np
+        start, end = complex(start), complex(end)
+        arr = np.empty(max(steps, 0), np_dtype)
+        arr.real = _linspace(start.real, end.real, steps, part)
+        arr.imag = _linspace(start.imag, end.imag, steps, part)
+        return _finish(arr, None, device, requires_grad)
     return _finish(_linspace(start, end, steps, np_dtype), None, device, requires_grad)
 
 
@@ -283,6 +335,8 @@ _SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Cha
 
 def _random_dtype(name, dtype):
     np_dtype = _dt.to_np(dtype) or defaults.float
+    if np_dtype.kind == "c" and name in ("rand", "randn"):
+        return np_dtype
     if not _dt.is_float(np.dtype(np_dtype)):   # float16/32/64 and bfloat16; torch's kernel
         kernel = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}.get(name, name)
         raise NotImplementedError(f'"{kernel}" not implemented for '      # has no integer one
@@ -300,6 +354,11 @@ def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_gr
     np_dtype = _random_dtype("rand", dtype)
     if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("uniform", _size(size), np_dtype, generator, device, requires_grad)
+    if np_dtype.kind == "c":       # as torch: each part uniform in [0, 1)
+        return _complex_draw(_dist.uniform, generator, size, np_dtype, 1.0, device,
+                             requires_grad)
+    if _on_meta(device):
+        return _finish(meta_array(_size(size), np_dtype), None, device, requires_grad)
     arr = _dist.uniform(_gen(generator), _size(size), np_dtype)
     return _finish(arr, None, device, requires_grad)
 
@@ -311,7 +370,23 @@ def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_g
     np_dtype = _random_dtype("randn", dtype)
     if current_tracer() is not None:  # labkit.jit is tracing: draw through an op it records
         return _traced("normal", _size(size), np_dtype, generator, device, requires_grad)
+    if np_dtype.kind == "c":       # as torch: variance 1 split over the parts
+        return _complex_draw(_dist.normal, generator, size, np_dtype, np.sqrt(0.5), device,
+                             requires_grad)
+    if _on_meta(device):
+        return _finish(meta_array(_size(size), np_dtype), None, device, requires_grad)
     arr = _dist.normal(_gen(generator), _size(size), np_dtype)
+    return _finish(arr, None, device, requires_grad)
+
+
+def _complex_draw(draw, generator, size, np_dtype, scale, device, requires_grad):
+    """Complex random numbers as torch draws them: real draws of shape (*size, 2), pairs
+    read as (real, imag), times scale (torch's std for randn)."""
+    real = np.dtype(np_dtype.char.lower())                 # F -> f, D -> d
+    parts = draw(_gen(generator), _size(size) + (2,), real)
+    if scale != 1.0:
+        parts = parts * real.type(scale)
+    arr = np.ascontiguousarray(parts).view(np_dtype)[..., 0]
     return _finish(arr, None, device, requires_grad)
 
 
@@ -349,6 +424,9 @@ def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
+    if _on_meta(device):
+        shape = _size((size,) if isinstance(size, int) else size)
+        return _finish(meta_array(shape, np.int64), dtype, device, requires_grad)
     arr = _dist.randint(_gen(generator), _size((size,) if isinstance(size, int) else size),
                         low, high)
     return _finish(arr, dtype, device, requires_grad)

@@ -44,6 +44,15 @@ class Device:
         dev = cls._cache.get(key)
         if dev is not None:
             return dev
+        if type(spec) is int and index is None:    # torch: an int is an accelerator's index
+            if spec < 0:                            # (x.to(x.get_device()) on the cpu: -1)
+                raise RuntimeError(f"Device index must not be negative (got {spec}); a cpu "
+                                   "tensor's get_device() is -1: use x.device, not an index.")
+            if not cuda_available():
+                raise RuntimeError(f"Cannot access accelerator device when none is available "
+                                   f"(device {spec} is an index into the GPUs; this machine "
+                                   "has none usable). Use 'cpu'.")
+            return cls(f"cuda:{spec}")
         if not isinstance(spec, str):
             raise TypeError(f"labkit.device: expected a string like 'cpu' or 'cuda:0', got {spec!r}")
         kind, _, idx = spec.partition(":")
@@ -95,17 +104,6 @@ class Device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
-    def __enter__(self):
-        """`with torch.device('meta'):` creates tensors (and modules' parameters) there."""
-        from .defaults import defaults
-        _default_stack.append(defaults.device)
-        defaults.device = self
-        return self
-
-    def __exit__(self, *exc):
-        from .defaults import defaults
-        defaults.device = _default_stack.pop()
-
     def __reduce__(self):
         return (Device, (str(self),))  # rebuilt by name: the array module itself cannot be pickled
 
@@ -126,7 +124,8 @@ class Device:
         return self
 
     def __enter__(self):
-        """`with torch.device('cuda'):` creates new tensors (and layers' parameters) there."""
+        """`with torch.device('cuda'):` (or 'meta') creates new tensors (and layers'
+        parameters) there."""
         from .defaults import defaults
         _entered.append(defaults.device)
         defaults.device = self
@@ -141,7 +140,6 @@ _entered = []   # the default devices that `with device:` blocks replaced, inner
 
 
 cpu = Device("cpu")
-_default_stack = []
 
 
 def meta_array(shape, dtype):

@@ -296,6 +296,8 @@ class Function:
     #                       setup_context(ctx, inputs, output) saves what backward needs
     forward_on_arrays = False  # True: forward reads only its inputs' arrays (no Tensor op),
     #                            so recording need not be switched off around it (~0.1 us)
+    source = False             # True: an op that takes no tensor (a random draw while tracing);
+    #                            labkit's other ops refuse numbers alone, as torch's do
     number_edges = False       # next_functions lists (None, 0) for a number argument too
     #                            (True), or for each of the first n arguments (n: optional
     #                            tensors such as a norm's weight and bias, listed when absent)
@@ -330,7 +332,18 @@ class Function:
                     raise _device_error(cls, args)
                 if a._rg:
                     record = True
+        if device is None and not cls.source and cls.__module__.startswith("labkit.engine.ops"):
+            raise _no_tensor_error(cls, args)
         return _call(cls, args, device or _cpu, record)
+
+
+def _no_tensor_error(cls, args):
+    """torch's ops refuse to run on numbers alone (torch.pow(1.5, 2.5) is a TypeError)."""
+    name = getattr(cls, "op_name", None) or cls.__name__.lower()
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}): "
+                     "at least one argument must be a tensor. Wrap a number first: "
+                     "labkit.tensor(1.5).")
 
 
 _NO_EDGE = (None, 0)  # a tensor input that does not require grad
@@ -344,8 +357,11 @@ def _call(cls, args, device, record):
     tracer, decide whether to record, run forward, wrap the output. It is the hottest code
     in labkit (W2 measures it; benchmarks/op_cost.py shows where its time goes), hence
     written out in one function: each Python call costs about 0.1 us, each bytecode 5 ns."""
-    if process.hooked and mode.tracer is not None:   # process.hooked: see hooks.py
-        return call_untraced(cls, args)
+    if process.hooked:                  # process.hooked: see hooks.py
+        if mode.tracer is not None:
+            return call_untraced(cls, args)
+        if process.complex_check is not None:   # complex tensors exist: ops/complex_guard.py
+            process.complex_check(cls, args)
     if not (record and mode.enabled):   # nothing to record: one shared ctx that keeps nothing
         try:
             if cls.setup_context is not None:
@@ -423,7 +439,7 @@ def _call(cls, args, device, record):
         result._data = out
         result.device = device
         dtype = out.dtype
-        if dtype.kind in "fV":   # V: bfloat16 (ml_dtypes)
+        if dtype.kind in "fVc":   # V: bfloat16 (ml_dtypes), c: complex
             result.grad_fn = node
             result._rg = True
         node._out_shapes = (out.shape,)
@@ -528,7 +544,7 @@ def _link_outputs(node, out, device):
                      if any(t is m or t._data is (m._data if isinstance(m, Tensor) else m)
                             for m in marked))
     for i, t in enumerate(tensors):
-        if i in non_diff or t._data.dtype.kind not in "fV":   # V: bfloat16
+        if i in non_diff or t._data.dtype.kind not in "fVc":   # V: bfloat16, c: complex
             continue
         t.grad_fn = node
         t._rg = True
@@ -546,7 +562,7 @@ def _pack_saved(items, outputs):
     only = outputs[0] if len(outputs) == 1 else None     # the common case: one output
     packed = []
     for item in items:
-        if item is None or isinstance(item, (int, float)):
+        if item is None or isinstance(item, (int, float, complex)):
             packed.append(item)
             continue
         if only is not None:

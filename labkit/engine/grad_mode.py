@@ -37,6 +37,8 @@ class _Process:
         self.hooked = 0   # engine hooks (tracers, op/node/saved-tensor hooks) installed in any
         #                   thread: while 0 the engine does not read them from `mode` (each
         #                   per-thread read costs about 50 ns, a plain attribute 10)
+        self.complex_check = None   # fn(cls, args) once a complex tensor exists (it counts
+        #                             in hooked): refuses ops torch has no complex kernel for
 
 
 process = _Process()

@@ -102,7 +102,8 @@ def format_tensor(t):
     if t.device.type not in ("cpu", "meta"):
         extras.append(f"device='{t.device}'")
     default = get_default_dtype()
-    if t.dtype != default and (meta or arr.size == 0 or arr.dtype not in (np.int64, np.bool_)):
+    plain = (np.int64, np.bool_, np.complex128 if default.itemsize == 8 else np.complex64)
+    if t.dtype != default and (meta or arr.size == 0 or arr.dtype not in plain):
         extras.append(f"dtype={t.dtype}")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
@@ -130,8 +131,27 @@ def _format_body(arr, indent):
     if arr.dtype.kind == "V" or arr.dtype == np.float16:   # bfloat16, half: printed as float32
         arr = arr.astype(np.float32)
     summarize = arr.size > PRINT_OPTS["threshold"]
-    formatter = _Formatter(_summarized(arr) if summarize else arr)
+    if arr.dtype.kind == "c":
+        formatter = _ComplexFormatter(_summarized(arr) if summarize else arr)
+    else:
+        formatter = _Formatter(_summarized(arr) if summarize else arr)
     return _str_with_formatter(arr, indent, summarize, formatter)
+
+
+class _ComplexFormatter:
+    """torch's way with complex values: one formatter for the real parts and one for the
+    imaginary parts, joined as `1.+2.j` / `3.-1.j`."""
+
+    def __init__(self, arr):
+        self.real, self.imag = _Formatter(arr.real), _Formatter(arr.imag)
+
+    def width(self):
+        return self.real.width() + self.imag.width() + 1     # + 1: the j
+
+    def format(self, value):
+        re = self.real.format(value.real)
+        im = (self.imag.format(value.imag) + "j").lstrip()
+        return re + im if im[0] in "+-" else re + "+" + im
 
 
 def _summarized(arr):

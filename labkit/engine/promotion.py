@@ -2,14 +2,17 @@
 
 torch decides a result dtype in two steps (numpy decides differently, so we never let numpy
 choose):
-1. promote_types(a, b) for two dtypes: within a category (bool < integer < floating) the wider
-   type (uint8 with int8 gives int16); across categories the higher category's type, whatever
-   its width (int64 with float16 gives float16).
+1. promote_types(a, b) for two dtypes: within a category (bool < integer < floating <
+   complex) the wider type (uint8 with int8 gives int16); across categories the higher
+   category's type, whatever its width (int64 with float16 gives float16), but complex with
+   a wider float widens (complex64 with float64 gives complex128).
 2. result_type(*operands) groups the operands by priority: dimensioned tensors, then 0-d
    tensors, then Python scalars (bool -> bool, int -> int64, float -> float32, the default
-   dtype). A lower-priority group changes the result only if it is of a higher category:
+   dtype, complex -> complex64, its complex counterpart). A lower-priority group changes the
+   result only if it is of a higher category:
    int32 tensor + 0-d float64 tensor -> float64, but float32 tensor + 0-d float64 -> float32,
-   and uint8 tensor + 1000 -> uint8 (the scalar wraps around, as in torch).
+   and uint8 tensor + 1000 -> uint8 (the scalar wraps around, as in torch). A complex lower
+   group makes a float higher one complex of its width: float64 tensor + 1j -> complex128.
 """
 import numpy as np
 
@@ -18,14 +21,15 @@ from .defaults import defaults
 from .tensor import Tensor
 
 _b, _i64 = np.dtype(bool), np.dtype("int64")
-_KINDS = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}   # "V": bfloat16 (ml_dtypes)
+_KINDS = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}   # "V": bfloat16 (ml_dtypes)
+_c64, _c128 = np.dtype("complex64"), np.dtype("complex128")
 _NP = [d.np for d in (_dt.bool_, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64,
-                      _dt.float16, _dt.float32, _dt.float64)]
+                      _dt.float16, _dt.float32, _dt.float64)] + [_c64, _c128]
 
 
 def _pair(a, b):
     ka, kb = _KINDS[a.kind], _KINDS[b.kind]
-    if ka != kb:
+    if ka != kb and not (ka + kb == 5):   # complex with float: numpy's widening is torch's
         return a if ka > kb else b
     return np.promote_types(a, b)  # same category: numpy's widening agrees with torch's
 
@@ -40,12 +44,12 @@ def add_bfloat16(bf16):
     f16, f32 = np.dtype("float16"), np.dtype("float32")
     PROMOTE[bf16, bf16] = bf16
     for d in _NP:
-        p = f32 if d == f16 else (d if d.kind == "f" else bf16)
+        p = f32 if d == f16 else (d if d.kind in "fc" else bf16)
         PROMOTE[bf16, d] = PROMOTE[d, bf16] = p
 
 
 def category(np_dtype):
-    """0 for bool, 1 for integers, 2 for floating point."""
+    """0 for bool, 1 for integers, 2 for floating point, 3 for complex."""
     return _KINDS[np_dtype.kind]
 
 
@@ -59,7 +63,8 @@ def python_number(x):
     """The Python number torch reads a numpy scalar as: np.float64(2.5) is 2.5, a Python float
     (x * np.sqrt(d) stays float32), np.int64 an int, and np.bool_ a float (as torch does)."""
     if isinstance(x, np.generic):
-        return float(x) if isinstance(x, (np.floating, np.bool_)) else int(x)
+        return float(x) if isinstance(x, (np.floating, np.bool_)) else \
+            complex(x) if isinstance(x, np.complexfloating) else int(x)
     return x
 
 
@@ -74,6 +79,8 @@ def _scalar_np(x):
         return _i64
     if isinstance(x, (float, np.floating)):
         return defaults.float   # float32 unless set_default_dtype changed it
+    if isinstance(x, complex):
+        return _dt.from_np(defaults.float).to_complex().np   # complex64 (complex128 for float64)
     raise TypeError(f"result_type: expected tensors or Python numbers, got {type(x).__name__}. "
                     "Wrap arrays first: labkit.tensor(value).")
 
@@ -85,7 +92,9 @@ def _combine(higher, lower):
     if lower is None:
         return higher
     hk, lk = _KINDS[higher.kind], _KINDS[lower.kind]
-    if hk == 2:
+    if lk == 3 and hk < 3:        # a complex lower group: complex of a float higher's width
+        return _dt.from_np(higher).to_complex().np if hk == 2 else lower
+    if hk >= 2:
         return higher
     if hk == 0 or lk == 2:
         return PROMOTE[higher, lower]
@@ -142,6 +151,16 @@ def fill_value(np_dtype, value):
     torch: a float is truncated, a negative int wraps into an unsigned type, and a value
     that does not fit raises instead of wrapping silently."""
     kind = np_dtype.kind
+    if kind == "c":
+        return complex(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type "
+                               f"{_dt.scalar_type_name(np_dtype, c_type=True)} "
+                               f"without overflow: {value} has an imaginary part and the "
+                               f"tensor is {np_dtype} (as torch). Make the tensor complex "
+                               "first: x = x.to(labkit.complex64).")
+        value = value.real
     if kind == "b" or isinstance(value, (bool, np.bool_)):
         return bool(value) if kind == "b" else int(value)
     if kind in "fV":     # V: bfloat16
@@ -175,7 +194,7 @@ def check_grad_dtype(name, x, dtype):
     """sum/prod/cumsum(dtype=int) of a tensor autograd records: torch refuses (an integer
     result cannot carry a gradient) instead of silently dropping the graph."""
     from .grad_mode import mode
-    if mode.enabled and x._rg and not _dt.to_np(dtype).kind in "fV":
+    if mode.enabled and x._rg and not _dt.to_np(dtype).kind in "fVc":
         raise RuntimeError(f"{name}(dtype={dtype}): Autograd not support dtype {dtype}: x "
                            "requires grad and an integer or bool result cannot carry a "
                            f"gradient. Use x.detach().{name}(dtype=...), or a float dtype.")

@@ -31,6 +31,8 @@ class Tensor:
     _view_of = None      # (parent, view op, args) for a view: how to write a change back
     _hist_v = 0          # a view's version its grad_fn reads (in-place on the base refreshes it)
     _views = None        # a base's live views (a WeakSet), refreshed after an in-place change
+    _multi_output = None  # "Output i of Split" for an output of split/chunk/unbind
+    _no_grad_view = False  # a view made under no_grad of a tensor that requires grad
     _retains = False     # retain_grad() was called
     _func_input = False  # a leaf made by a labkit.func transform (no enclosing graph reaches it)
     __array_ufunc__ = None  # numpy must defer to our reflected operators: ndarray * tensor -> Tensor
@@ -72,9 +74,10 @@ class Tensor:
                     f"tensor was made by {type(self.grad_fn).__name__}; use .detach() for a copy "
                     "that does not require grad.")
             return self
-        if requires_grad and self._data.dtype.kind not in "fV":   # V: bfloat16
+        if requires_grad and self._data.dtype.kind not in "fVc":   # V: bfloat16, c: complex
             raise RuntimeError(
-                f"requires_grad_: only floating-point tensors can require gradients, but this one "
+                f"requires_grad_: only floating-point and complex tensors can require gradients, "
+                f"but this one "
                 f"is {self.dtype}. Make it float first: x = x.float() (or dtype=labkit.float32).")
         self._rg = bool(requires_grad)
         return self
@@ -212,9 +215,14 @@ class Tensor:
     def dtype(self):
         return _dt.from_np(self._data.dtype)
 
-    def is_contiguous(self):
-        """True when the elements lie in memory in row-major order (view() needs this)."""
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format=None):
+        """True when the elements lie in memory in row-major order (view() needs this), or in
+        the order memory_format names (labkit.channels_last: N, H, W, C)."""
+        from .formats import is_dense_in, memory_order
+        order = memory_order(memory_format, self._data.shape, "is_contiguous")
+        if order in ("C", "K"):
+            return bool(self._data.flags.c_contiguous)
+        return is_dense_in(self._data.shape, self.stride(), order)
 
     def is_floating_point(self):
         return self._data.dtype.kind in "fV"   # V: bfloat16

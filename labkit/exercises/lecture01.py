@@ -153,7 +153,6 @@ def _mlp_autograd(x, labels, w1, b1, w2, b2):
 def _mlp_mistakes(x, labels, w1, b1, w2, b2, want):
     """{gradient name: {hint: wrong value}} for the usual slips."""
     n = len(labels)
-    h = x.dot(w1) + b1
     no_mean = want["logits"] * n
     return {
         "logits": {"the loss is the *mean* over the batch: divide (p - onehot) by N": no_mean,

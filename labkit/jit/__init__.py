@@ -17,3 +17,14 @@ from .tracer import TracerWarning
 __all__ = ["trace", "script", "compile", "define", "save", "load", "TracedFunction",
            "ScriptFunction", "CompiledFunction", "LoadedFunction", "DefinedGraph", "TracerWarning",
            "ScriptError", "Graph", "Node", "Value"]
+
+
+def __getattr__(name):
+    """torch.jit.ScriptModule / script_method subclass nn.Module, so they live in labkit.nn
+    (jit stays below nn) and load on first use."""
+    if name in ("ScriptModule", "script_method"):
+        from ..nn import script_module
+        return getattr(script_module, name)
+    import sys
+    from ..engine.unsupported import missing
+    raise missing("torch.jit", name, sys.modules[__name__])

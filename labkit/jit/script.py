@@ -109,6 +109,8 @@ class _Compiler:
             kind = "Tensor"
             if a.annotation is not None:
                 ann = a.annotation.id if isinstance(a.annotation, ast.Name) else None
+                if isinstance(a.annotation, ast.Attribute) and a.annotation.attr == "Tensor":
+                    ann = "Tensor"                      # torch.Tensor, as TorchScript reads it
                 if ann not in _SCALARS and ann != "Tensor":
                     raise self.error(a, f"the annotation of {a.arg!r}",
                                      "annotate numbers as float, int or bool (tensors need none)")

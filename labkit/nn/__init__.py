@@ -8,6 +8,20 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Har
                          LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .sync_batchnorm import SyncBatchNorm  # noqa: F401,E402
+from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: F401,E402
+from .channel_shuffle import ChannelShuffle  # noqa: F401,E402
+from .alpha_dropout import AlphaDropout, FeatureAlphaDropout  # noqa: F401,E402
+from .conv_transpose1d import ConvTranspose1d  # noqa: F401,E402
+from .lp_pool import LPPool1d, LPPool2d, LPPool3d  # noqa: F401,E402
+from .normalization import InstanceNorm3d  # noqa: F401,E402
+from .padding import (CircularPad1d, CircularPad3d, ConstantPad3d,  # noqa: F401,E402
+                      ReflectionPad3d, ReplicationPad3d, ZeroPad3d)
+from .rrelu import RReLU  # noqa: F401,E402
+from .multilabel_margin import MultiLabelMarginLoss  # noqa: F401,E402
+from .loss import NLLLoss2d  # noqa: F401,E402
+from .ctc_loss import CTCLoss  # noqa: F401,E402
+from .lazy_more import LazyConv3d, LazyConvTranspose1d  # noqa: F401,E402
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
@@ -57,12 +71,15 @@ from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
 from .conv3d import Conv3d  # noqa: E402
 __all__ += ["Conv3d"]
+from .conv_transpose3d import ConvTranspose3d  # noqa: E402
+__all__ += ["ConvTranspose3d"]
 from .loss_margin import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa
                           MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
-                          PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+                          PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                          TripletMarginWithDistanceLoss)
 __all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
-            "TripletMarginLoss"]
+            "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
 from .modules_extra import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, Bilinear, Fold,  # noqa: E402
                             Hardshrink, LocalResponseNorm, Softmax2d, Softshrink, Threshold,
                             Unfold)

@@ -68,9 +68,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         # torch accumulates half-precision attention in float32 and rounds once at the end;
         # bfloat16 scores and sums here would be several units in the last place off
         mask = attn_mask if attn_mask is None or attn_mask.dtype == bool_ else attn_mask.float()
-        return _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
-                          scale, enable_gqa).to(query.dtype)
-    return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        out = _attention(query.float(), key.float(), value.float(), mask, dropout_p, is_causal,
+                         scale, enable_gqa).to(query.dtype)
+    else:
+        out = _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    st = query.stride()
+    if query.ndim == 4 and st[-1] == 1 and st[-3] < st[-2]:
+        # as torch's cpu kernel: a query laid out (B, L, H, E) (heads split off a projection
+        # and transposed) gets an output laid out the same way, so the usual
+        # y.transpose(1, 2).view(B, L, H * E) that follows works without .contiguous()
+        out = out.transpose(1, 2).contiguous().transpose(1, 2)
+    return out
 
 
 def _attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):

@@ -62,8 +62,11 @@ class _BatchNorm(Module):
             if self.momentum is None:
                 factor = 1.0 / self.num_batches_tracked.item()
         use_running = not self.training and self.track_running_stats
+        return self._normalize(input, not use_running, factor)
+
+    def _normalize(self, input, batch_stats, factor):
         return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                            not use_running, factor, self.eps)
+                            batch_stats, factor, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

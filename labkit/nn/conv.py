@@ -110,10 +110,14 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
+        """The convolution with given weights: subclasses override this to change them
+        (cast, standardise) and keep forward, as torch's do."""
         x, padding = self._padded(input)
-        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation,
-                        self.groups)
+        return F.conv2d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv1d(_ConvNd):
@@ -125,10 +129,12 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
         x, padding = self._padded(input)
-        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation,
-                        self.groups)
+        return F.conv1d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class ConvTranspose2d(_ConvNd):
@@ -156,15 +162,16 @@ class ConvTranspose2d(_ConvNd):
 
     def _output_padding(self, input, output_size):
         """The output_padding that gives output_size (stride > 1 leaves it ambiguous)."""
-        size = tuple(output_size)[-2:]
+        k = self._k
+        size = tuple(output_size)[-k:]
         pads = []
-        for i, (n, want) in enumerate(zip(input.shape[-2:], size)):
+        for i, (n, want) in enumerate(zip(input.shape[-k:], size)):
             least = ((n - 1) * self.stride[i] - 2 * self.padding[i]
                      + self.dilation[i] * (self.kernel_size[i] - 1) + 1)
             if not least <= want < least + self.stride[i]:
                 raise ValueError(f"requested an output size of {list(size)}, but valid sizes "
                                  f"along dim {i} range from {least} to "
                                  f"{least + self.stride[i] - 1} (for an input of "
-                                 f"{list(input.shape[-2:])})")
+                                 f"{list(input.shape[-k:])})")
             pads.append(want - least)
         return tuple(pads)

@@ -13,7 +13,9 @@ class Conv3d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype)
 
-    def forward(self, input):
+    def _conv_forward(self, input, weight, bias):
         x, padding = self._padded(input)
-        return conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation,
-                      self.groups)
+        return conv3d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)

@@ -3,6 +3,8 @@
 The engine's composites and losses are re-exported; dropout and batch_norm, which need a random
 mask or running statistics, are written here from tensor ops.
 """
+import math
+
 from ..engine.creation import bernoulli_mask, zeros
 from ..engine.functional import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa
                                  linear, log_softmax, mse_loss, nll_loss, relu, sigmoid,
@@ -27,7 +29,7 @@ from .functional_gumbel import gumbel_softmax  # noqa: F401
 from .functional_loss import (binary_cross_entropy, huber_loss, kl_div,  # noqa: F401
                               smooth_l1_loss)
 from .functional_norm import group_norm, instance_norm, layer_norm, normalize  # noqa: F401
-from .functional_norm import prelu  # noqa: F401
+from .functional_norm import empty_batch_norm, prelu  # noqa: F401
 
 
 def _keep_mask(input, shape, p):
@@ -57,19 +59,22 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an (N, C, ...) input, got shape "
                          f"{tuple(input.shape)}.")
-    if input.numel() == 0:         # torch: a copy, so the graph still reaches the input
-        out = input.clone()
-        if weight is not None:
-            out = out * weight[0]
-        return out if bias is None else out + bias[0]
+    n = input.shape[0] * math.prod(input.shape[2:])
+    if training and n == 1:        # torch's _verify_batch_size, before its argument checks
+        raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
+                         f"got input of shape {tuple(input.shape)}. Use a batch of more than "
+                         "one example, or call model.eval() to use the running statistics.")
+    if momentum is None:           # torch's signature: a float (the modules turn None into one)
+        raise TypeError("batch_norm(): argument 'momentum' must be float, not None; "
+                        "momentum=None (a cumulative average) belongs to nn.BatchNorm*d.")
+    if not training and running_mean is None:
+        raise RuntimeError("batch_norm: running_mean must be defined in evaluation mode; pass "
+                           "the running statistics, or training=True to use the batch's.")
+    if input.numel() == 0:
+        return empty_batch_norm(input, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))
-    if training or running_mean is None:
-        n = input.numel() // input.shape[1]
-        if n == 1:
-            raise ValueError(f"batch_norm: expected more than 1 value per channel when training, "
-                             f"got input of shape {tuple(input.shape)}. Use a batch of more than "
-                             "one example, or call model.eval() to use the running statistics.")
-        if training and running_mean is not None:
+    if training:
+        if running_mean is not None:
             with no_grad():
                 mean, var = input.mean(dims), input.var(dims, correction=0)
                 running_mean.mul_(1 - momentum).add_(mean * momentum)
@@ -94,19 +99,29 @@ __all__ = ["relu", "leaky_relu", "gelu", "sigmoid", "tanh", "softmax", "log_soft
            "prelu"]
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
-from .functional_distance import cosine_similarity, pairwise_distance  # noqa: E402
+from .functional_distance import cosine_similarity, pairwise_distance, pdist  # noqa: E402
+from .functional_unpool import max_unpool1d, max_unpool2d, max_unpool3d  # noqa: E402,F401
+from .multilabel_margin import multilabel_margin_loss  # noqa: E402,F401
+from .ctc_loss import ctc_loss  # noqa: E402,F401
+from .functional_inplace import (celu_, channel_shuffle, elu_, hardtanh_,  # noqa: E402,F401
+                                native_channel_shuffle, relu_, rrelu_, selu_, upsample_bilinear,
+                                upsample_nearest)
 __all__ += ["cosine_similarity", "pairwise_distance"]
 from .functional_grid import affine_grid, grid_sample  # noqa: E402
 __all__ += ["affine_grid", "grid_sample"]
 from ..engine.ops.conv3d import conv3d  # noqa: E402
 __all__ += ["conv3d"]
+from ..engine.ops.conv_transpose3d import conv_transpose3d  # noqa: E402
+__all__ += ["conv_transpose3d"]
 from .functional_loss_margin import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402
                                      hinge_embedding_loss, margin_ranking_loss,
                                      multi_margin_loss, multilabel_soft_margin_loss,
-                                     poisson_nll_loss, soft_margin_loss, triplet_margin_loss)
+                                     poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+                                     triplet_margin_with_distance_loss)
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
             "margin_ranking_loss", "multi_margin_loss", "multilabel_soft_margin_loss",
-            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss"]
+            "poisson_nll_loss", "soft_margin_loss", "triplet_margin_loss",
+            "triplet_margin_with_distance_loss"]
 from .functional_extra import (adaptive_max_pool1d, adaptive_max_pool1d_with_indices,  # noqa
                                adaptive_max_pool2d, adaptive_max_pool2d_with_indices, bilinear,
                                hardshrink, local_response_norm, softshrink, threshold,
@@ -115,6 +130,11 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "bilinear", "hardshrin
             "local_response_norm", "softshrink", "threshold"]
 from .functional_pool3d import adaptive_avg_pool3d, avg_pool3d, max_pool3d  # noqa: E402
 __all__ += ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d"]
+from .functional_lp_pool import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: E402
+from .functional_random import alpha_dropout, feature_alpha_dropout, rrelu  # noqa: E402
+from ..engine.ops.conv import conv_transpose1d  # noqa: E402
+__all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d", "alpha_dropout", "feature_alpha_dropout",
+            "rrelu", "conv_transpose1d"]
 from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401

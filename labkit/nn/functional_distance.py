@@ -24,6 +24,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     each input divided by its own (clamped) norm first, the clamp counting as identity in
     backward (torch clamps under no_grad)."""
     x1, x2 = _broadcast(x1, x2, "cosine_similarity")
+    if x1.is_complex() or x2.is_complex():
+        raise RuntimeError(f"cosine_similarity: expected common dtype to be floating point, yet "
+                           f"common dtype is complex ({x1.dtype}, {x2.dtype}), as torch.")
     if x1.dim() == 0:
         raise IndexError(f"cosine_similarity: Dimension out of range (expected to be in range of "
                          f"[-1, 0], but got {dim})")
@@ -38,3 +41,18 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p along the last dimension (torch adds eps to the difference)."""
     x1, x2 = _broadcast(x1, x2, "pairwise_distance")
     return (x1 - x2 + eps).norm(p=p, dim=-1, keepdim=keepdim)
+
+
+def pdist(input, p=2):
+    """The p-norm distance between every pair of rows i < j of an (N, M) input, as one vector
+    of N (N - 1) / 2 (the upper triangle of cdist(input, input), row by row)."""
+    from ..engine.ops.api_extras import triu_indices
+    from ..linalg import vector_norm
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError(f"pdist only supports floating-point dtypes (got {input.dtype})")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    i, j = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
+    return vector_norm(input[i] - input[j], p, dim=1)

@@ -89,6 +89,10 @@ def _adaptive_max(name, input, output_size, spatial):
     x = input if spatial == 2 else input.unsqueeze(-2)
     oh, ow = sizes if spatial == 2 else (1, sizes[0])
     h, w = x.shape[-2:]
+    if not oh * ow:                             # an empty output (torch's, still in the graph)
+        out = x.sum((-2, -1), keepdim=True).expand(*x.shape[:-2], oh, ow)
+        idx = out.detach().long()
+        return (out, idx) if spatial == 2 else (out.squeeze(-2), idx.squeeze(-2))
     (hs, he), (ws, we) = _starts(h, oh), _starts(w, ow)
     rows_v, rows_i = [], []
     for i in range(oh):
@@ -96,7 +100,7 @@ def _adaptive_max(name, input, output_size, spatial):
         for j in range(ow):
             win = x[..., hs[i]:he[i], ws[j]:we[j]]
             ww = we[j] - ws[j]
-            v, k = win.reshape(*win.shape[:-2], -1).max(-1)
+            v, k = win.reshape(*win.shape[:-2], win.shape[-2] * ww).max(-1)
             vals.append(v)
             idxs.append((k // ww + hs[i]) * w + (k % ww + ws[j]))
         rows_v.append(stack(vals, -1))

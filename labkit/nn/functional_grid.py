@@ -93,16 +93,17 @@ def _gather(flat, iy, ix, h, w, channels):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """input (N, C, H, W) read at grid (N, Ho, Wo, 2) of (x, y) in [-1, 1]: (N, C, Ho, Wo)."""
+    """input (N, C, H, W) read at grid (N, Ho, Wo, 2) of (x, y) in [-1, 1]: (N, C, Ho, Wo)
+    (5-D volumes: functional_grid3d)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if input.dim() == 5:
-        raise NotImplementedError("labkit's grid_sample reads 4-D (N, C, H, W) inputs; the "
-                                  "volumetric (5-D) form is not implemented")
+    if input.dim() == 5 and input.dtype == grid.dtype:
+        from .functional_grid3d import grid_sample_3d
+        return grid_sample_3d(input, grid, mode, padding_mode, _align(align_corners))
     if input.dim() != 4 or grid.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of "
                            f"dimensions, but got input with sizes {list(input.shape)} and grid "

@@ -1,6 +1,6 @@
 """Margin, embedding and likelihood losses: margin_ranking, hinge_embedding, soft_margin,
 cosine_embedding, multilabel_soft_margin, multi_margin, triplet_margin, poisson_nll and
-gaussian_nll. Each is torch's own formula written with differentiable ops (its reference
+gaussian_nll (and triplet_margin_with_distance). Each is torch's own formula written with differentiable ops (its reference
 implementation is a composite too), so values and gradients of every order are torch's;
 soft_margin and multi_margin are one op each, as torch's (SoftMarginLossBackward0,
 MultiMarginLossBackward0)."""
@@ -116,15 +116,31 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """max(0, margin + d(a, p) - d(a, n)) with the p-norm distance: pull the positive closer
     than the negative by a margin (swap: also use d(p, n) when it is smaller)."""
     reduction = _flags("triplet_margin_loss", size_average, reduce, reduction)
+    return _triplet(anchor, positive, negative, lambda x, y: pairwise_distance(x, y, p, eps),
+                    margin, swap, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """triplet_margin_loss with any distance (a callable of two tensors, pairwise_distance
+    when None), e.g. 1 - cosine_similarity."""
+    reduction = _flags("triplet_margin_with_distance_loss", None, None, reduction)
+    return _triplet(anchor, positive, negative, distance_function or pairwise_distance,
+                    margin, swap, reduction)
+
+
+def _triplet(anchor, positive, negative, dist, margin, swap, reduction):
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin} (a triplet loss pushes "
+                         "the negative at least this much farther than the positive)")
     a, pos, neg = anchor.dim(), positive.dim(), negative.dim()
     if not (a == pos == neg):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
                            f"the same number of dimensions, but got: anchor {a}D, positive "
                            f"{pos}D, and negative {neg}D inputs")
-    d_ap = pairwise_distance(anchor, positive, p, eps)
-    d_an = pairwise_distance(anchor, negative, p, eps)
+    d_ap, d_an = dist(anchor, positive), dist(anchor, negative)
     if swap:
-        d_an = minimum(d_an, pairwise_distance(positive, negative, p, eps))
+        d_an = minimum(d_an, dist(positive, negative))
     loss = (margin + d_ap - d_an).clamp_min(0)
     return _reduce(loss, reduction, "triplet_margin_loss")
 

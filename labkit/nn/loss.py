@@ -134,3 +134,8 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class NLLLoss2d(NLLLoss):
+    """The old name of NLLLoss for (N, C, H, W) inputs (NLLLoss takes any number of dims)."""
+

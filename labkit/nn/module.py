@@ -407,9 +407,11 @@ class Module:
         """Move (device) and/or cast (dtype, floating-point tensors only) every parameter and
         buffer, in place: the Parameter objects stay the same, so an optimizer built earlier
         still holds them."""
-        device, dtype = _parse_to(args, kwargs)
+        device, dtype, fmt = _parse_to(args, kwargs)
 
         def convert(t):
+            if fmt is not None and t.dim() in (4, 5):    # as torch: conv weights only
+                t = t.to(memory_format=fmt)
             if dtype is not None and t.is_floating_point():
                 return t.to(device or t.device, dtype)
             return t.to(device) if device is not None else t
@@ -434,6 +436,25 @@ class Module:
         processes forked afterwards train the same weights (Hogwild)."""
         return self._apply(lambda t: t.share_memory_())
 
+    def to_empty(self, *, device, recurse=True):
+        """Every parameter and buffer given new, uninitialised memory on device (the step
+        after building a model on the meta device, before loading its weights)."""
+        from ..engine.creation import empty_like
+        device = Device(device)
+        for module in (self.modules() if recurse else (self,)):
+            for name, p in module._parameters.items():
+                if p is None:
+                    continue
+                new = empty_like(p, device=device)
+                if "meta" in (p.device.type, device.type):   # as torch: a meta tensor's
+                    module._parameters[name] = Parameter(new, p.requires_grad)   # memory
+                else:                                         # cannot be reused: new objects
+                    _take_payload(p, new)
+            for name, b in module._buffers.items():
+                if b is not None:
+                    module._buffers[name] = empty_like(b, device=device)
+        return self
+
     def cpu(self):
         return self.to("cpu")
 
@@ -445,6 +466,11 @@ class Module:
 
     def double(self):
         return self.to(float64)
+
+    def type(self, dst_type):
+        """Every parameter and buffer cast to dst_type (a dtype or a legacy type such as
+        labkit.DoubleTensor), integer buffers too, unlike to(dtype), as torch's."""
+        return self._apply(lambda t: t.type(dst_type))
 
     def half(self):
         return self.to(float16)
@@ -478,67 +504,31 @@ class Module:
         something is wrong, so a failed load leaves the model as it was. With strict=False,
         missing and unexpected keys are allowed and returned (fine-tuning a changed model).
         With assign=True the checkpoint's tensors themselves become the parameters and buffers
-        (no copy; each keeps the requires_grad of the one it replaces), as torch does."""
-        if not hasattr(state_dict, "keys"):
-            raise TypeError(f"load_state_dict: expected a dict of name -> tensor, got "
-                            f"{type(state_dict).__name__}.")
-        for name, m in self.named_modules():   # lazy modules take the checkpoint's shapes
-            if hasattr(m, "_materialize_from"):
-                m._materialize_from(state_dict, name + "." if name else "")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.append("Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a tensor '
-                              f"in the state_dict, got {type(value).__name__}.")
-            elif tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{target.shape}.")
-        if errors:
-            hint = ("\n\tThe checkpoint was saved from a model built differently. Build the same "
-                    "architecture (same class and sizes) before loading"
-                    + (", or pass strict=False to load only the matching parameters (e.g. "
-                       "for fine-tuning with a new head)." if strict and (missing or unexpected)
-                       else "."))
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors) + hint)
-        with no_grad():
-            for key, target in own.items():
-                if key not in state_dict:
-                    continue
-                if assign:
-                    self._assign_state(key, target, state_dict[key])
-                elif target.device.type == "meta" and state_dict[key].device.type != "meta":
-                    warnings.warn(f"for {key}: copying from a non-meta parameter in the "
-                                  "checkpoint to a meta parameter in the current model, which "
-                                  "is a no-op. (Did you mean to pass `assign=True` to assign "
-                                  "items in the state dictionary to their corresponding key in "
-                                  "the module instead of copying them in place?)", stacklevel=2)
-                else:
-                    target.copy_(state_dict[key])
-        return _IncompatibleKeys(missing, unexpected)
+        (no copy; each keeps the requires_grad of the one it replaces), as torch does. Each
+        module takes its keys through _load_from_state_dict (see nn/load_state.py)."""
+        from .load_state import load_state_dict
+        return load_state_dict(self, state_dict, strict, assign)
 
-    def _assign_state(self, key, target, value):
-        prefix, _, name = key.rpartition(".")
-        owner = self.get_submodule(prefix)
-        if isinstance(target, Parameter) and not isinstance(value, Parameter):
-            value = Parameter(value, requires_grad=target.requires_grad)
-        else:
-            value.requires_grad_(target.requires_grad)
-        setattr(owner, name, value)
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """This module's part of load_state_dict (its own parameters and persistent buffers,
+        keys prefix + name): override it to rename or convert an old checkpoint's keys in
+        state_dict, then call super()._load_from_state_dict(...) as torch code does."""
+        from .load_state import load_own_state
+        load_own_state(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                       unexpected_keys, error_msgs)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) before this module takes its keys (it may edit them)."""
+        return _hooks.add_hook(self.__dict__.setdefault("_load_state_dict_pre_hooks",
+                                                        OrderedDict()), hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) once this module and its children are loaded; it
+        may remove entries of incompatible_keys.missing_keys / unexpected_keys in place."""
+        return _hooks.add_hook(self.__dict__.setdefault("_load_state_dict_post_hooks",
+                                                        OrderedDict()), hook)
 
     def compile(self, *args, **kwargs):
         """torch's in-place Module.compile: later calls run compiled. labkit's torch.compile runs
@@ -593,6 +583,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"Module.to(): unexpected keyword(s) {sorted(kwargs)}.")
     for a in args:
@@ -608,7 +599,7 @@ def _parse_to(args, kwargs):
     if dtype is not None and not _dtype_is_float(dtype):
         raise TypeError(f"Module.to() only accepts floating point dtypes, got {dtype}: "
                         "parameters must stay floating point to have gradients.")
-    return (Device(device) if device is not None else None), dtype
+    return (Device(device) if device is not None else None), dtype, fmt
 
 
 def _dtype_is_float(d):

@@ -111,3 +111,7 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     pass
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _k = 3

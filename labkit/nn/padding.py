@@ -61,3 +61,27 @@ class ReplicationPad2d(_Pad):
 
 class CircularPad2d(_Pad):
     _mode = "circular"
+
+
+class CircularPad1d(_Pad):
+    _mode, _k = "circular", 1
+
+
+class ConstantPad3d(_Pad):
+    _k = 3
+
+
+class ZeroPad3d(ZeroPad1d):
+    _k = 3
+
+
+class ReflectionPad3d(_Pad):
+    _mode, _k = "reflect", 3
+
+
+class ReplicationPad3d(_Pad):
+    _mode, _k = "replicate", 3
+
+
+class CircularPad3d(_Pad):
+    _mode, _k = "circular", 3

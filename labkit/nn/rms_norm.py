@@ -1,6 +1,7 @@
 """RMSNorm / F.rms_norm: x / sqrt(mean(x**2) + eps) over the last dims, times a learned weight
 (Llama's normalisation: LayerNorm without the centring and without a bias). As torch, half
-precision inputs are computed in float32 and cast back; eps=None means finfo(dtype).eps."""
+precision inputs are computed in float32 and cast back; eps=None means finfo(float32 or
+float64).eps."""
 from ..engine.typeinfo import finfo
 from . import init
 from .module import Module
@@ -23,9 +24,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got "
                            f"weight of shape {list(weight.shape)} and normalized_shape = "
                            f"{list(shape)}")
-    if eps is None:
-        eps = finfo(input.dtype).eps
     x = input.float() if input.dtype.name in ("float16", "bfloat16") else input
+    if eps is None:             # of the computing dtype: float32's for half inputs, as torch
+        eps = finfo(x.dtype).eps
     dims = tuple(range(x.dim() - k, x.dim()))
     out = x * add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()   # torch: AddBackward1
     if weight is not None:

@@ -86,6 +86,26 @@ class Optimizer:
         return add_hook(self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict()),
                         hook)
 
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) runs before state_dict() packs the state."""
+        return add_hook(self._hooks("_optimizer_state_dict_pre_hooks"), hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) runs on the packed dict; a returned dict replaces it."""
+        return add_hook(self._hooks("_optimizer_state_dict_post_hooks"), hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) runs before loading; a returned dict is loaded instead
+        (to rename or upgrade the state of an older checkpoint)."""
+        return add_hook(self._hooks("_optimizer_load_state_dict_pre_hooks"), hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) runs after load_state_dict() has restored the state."""
+        return add_hook(self._hooks("_optimizer_load_state_dict_post_hooks"), hook, prepend)
+
+    def _hooks(self, name):
+        return self.__dict__.setdefault(name, OrderedDict())
+
     def zero_grad(self, set_to_none=True):
         """Forget every parameter's gradient (backward adds into .grad, it does not replace)."""
         zero_grad([p for group in self.param_groups for p in group["params"]], set_to_none)
@@ -98,8 +118,25 @@ class Optimizer:
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is not None:
-                        self._update(p, group)
+                        if p._data.dtype.kind == "c":
+                            self._update_complex(p, group)
+                        else:
+                            self._update(p, group)
         return loss
+
+    def _update_complex(self, p, group):
+        """As torch: a complex parameter is updated as its real view (..., 2), each real and
+        imaginary part a parameter of its own (Adam's g * g is then |part|^2, not z^2); the
+        state stays complex, as torch's."""
+        from ..engine.ops.complex import view_as_complex, view_as_real
+        real = view_as_real(p)
+        real.grad = view_as_real(p.grad)
+        self.state[real] = {k: view_as_real(v) if isinstance(v, Tensor) and v.is_complex()
+                            else v for k, v in self.state.pop(p, {}).items()}
+        self._update(real, group)
+        self.state[p] = {k: view_as_complex(v) if isinstance(v, Tensor) and
+                         tuple(v.shape) == tuple(real.shape) else v
+                         for k, v in self.state.pop(real).items()}
 
     def _update(self, p, group):
         raise NotImplementedError(f"{type(self).__name__} must define _update(p, group) or step().")
@@ -107,6 +144,8 @@ class Optimizer:
     def state_dict(self):
         """{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}:
         parameters are named by their position, so it loads into a freshly built optimizer."""
+        for hook in self._hooks("_optimizer_state_dict_pre_hooks").values():
+            hook(self)
         index = {}
         groups = []
         for group in self.param_groups:
@@ -116,11 +155,19 @@ class Optimizer:
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in self._hooks("_optimizer_state_dict_post_hooks").values():
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Restore hyperparameters and state saved by state_dict(), for the same parameters in
         the same order. Tensors are copied to each parameter's device and dtype."""
+        state_dict = dict(state_dict)
+        for hook in self._hooks("_optimizer_load_state_dict_pre_hooks").values():
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
         groups, saved = self.param_groups, state_dict["param_groups"]
         if len(groups) != len(saved):
             raise ValueError(f"loaded state dict has {len(saved)} parameter group(s), but this "
@@ -141,6 +188,8 @@ class Optimizer:
                                  "parameter group contains.")
             self.state[p] = {k: _cast(v, p, k) for k, v in values.items()}
         self.param_groups = [dict(s, params=g["params"]) for s, g in zip(saved, groups)]
+        for hook in self._hooks("_optimizer_load_state_dict_post_hooks").values():
+            hook(self)
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]

@@ -8,7 +8,12 @@ from . import (counting, diag, einsum, factories, find, fused, gather, inplace_u
                products_extra, finite, linalg_solve, api_extras, special_math,
                cumulative_extra, detach, shape_inplace, deepcopy)
 from . import aliases, hyperbolic, products_vec  # noqa: F401,E402  (torch's other names; more products)
+from . import complex as _complex  # noqa: E402  (real/imag, view_as_real, polar ...)
+_complex.allow_dtype_agnostic()
 from . import construct, covariance, gamma, split_extra, resize  # noqa: F401,E402
 from . import share, storage  # noqa: F401,E402  (share_memory_, storage, untyped_storage)
+from . import bitwise_inplace, python_protocol  # noqa: F401,E402  (mask &= m; value in x)
+from . import float_parts, integer_math, renorm, scatter_into, apply_callable  # noqa: F401,E402
+from . import as_strided  # noqa: F401,E402
 from .keywords import install_methods as _install_methods
 _install_methods()

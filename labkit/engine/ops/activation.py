@@ -29,7 +29,8 @@ class LeakyRelu(Function):
         ctx.save_for_backward(x)
         ctx.slope = slope
         d = x._data
-        return x.device.xp.where(d > 0, d, d * slope)
+        # astype: numpy computes bfloat16 * float in float32; torch keeps bfloat16
+        return x.device.xp.where(d > 0, d, d * slope).astype(d.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

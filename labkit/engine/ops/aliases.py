@@ -180,12 +180,16 @@ def put_(input, index, source, accumulate=False):
 
 
 @tensor_method("new")
-def new(input, *args, device=None):
+def new(input, *args, size=None, device=None):
     """The legacy constructor: x.new(2, 3) or x.new(torch.Size) is uninitialised memory of that
     size, x.new(data) a tensor of data, x.new() an empty tensor: x's dtype and device each time."""
     from ..creation import empty, tensor
     from .. import Size
     device = device or input.device
+    if size is not None:                  # x.new(size=(3, 4)): a size, never data
+        if args:
+            raise TypeError("new(): give the size either by position or as size=, not both.")
+        return empty(tuple(size), dtype=input.dtype, device=device)
     if len(args) == 1 and not isinstance(args[0], (int, Size)):
         data = args[0]
         if isinstance(data, Tensor):
@@ -212,17 +216,7 @@ def is_signed(input):
 
 @tensor_method("is_complex")
 def is_complex(input):
-    return False           # labkit has no complex dtypes
-
-
-@tensor_method("is_conj")
-def is_conj(input):
-    return False
-
-
-@tensor_method("is_neg")
-def is_neg(input):
-    return False
+    return input._data.dtype.kind == "c"
 
 
 @tensor_method("is_nonzero")
@@ -250,3 +244,5 @@ def char(input, memory_format=None):
 
 Tensor.is_cpu = property(lambda self: self.device.type == "cpu",
                          doc="True for a tensor in host memory.")
+Tensor.is_meta = property(lambda self: self.device.type == "meta",
+                          doc="True for a tensor on the 'meta' device (a shape, no data).")

@@ -41,6 +41,10 @@ def aminmax(input, *, dim=None, keepdim=False):
 @tensor_method("nansum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .select import where
+    from .complex_guard import refuse_complex
+    refuse_complex("nansum", input, RuntimeError)
+    if dtype is not None:
+        input = input.to(dtype)          # torch sums in dtype, not in input's then converts
     if input.dtype.is_floating_point:
         input = where(input.isnan(), 0.0, input)
     out = input.sum() if dim is None else input.sum(dim, keepdim=keepdim)
@@ -52,20 +56,22 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
                            f"{input.dtype}")
+    if dtype is not None:
+        input = input.to(dtype)
     count = (~input.isnan()).sum() if dim is None else (~input.isnan()).sum(dim, keepdim=keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype) / count
+    return nansum(input, dim, keepdim) / count
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
-             out=None, layout=None):
+             layout=None):
     from ..dtype import float64
     exponents = linspace(start, end, steps, dtype=float64)
-    out = (base ** exponents)
+    result = (base ** exponents)
     from ..defaults import get_default_dtype
-    out = out.to(dtype or get_default_dtype())
+    result = result.to(dtype or get_default_dtype())
     if device is not None:
-        out = out.to(device)
-    return out.requires_grad_() if requires_grad else out
+        result = result.to(device)
+    return result.requires_grad_() if requires_grad else result
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,

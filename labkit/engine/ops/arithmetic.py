@@ -1,4 +1,5 @@
 """+ - * / ** and negation, with broadcasting (undone in backward by the engine's sum_to)."""
+import cmath
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ from ..tensor import Tensor, tensor_method
 from .common import float_operands, operands
 from .table import Numpy
 from . import rules
+from .complex import cj
 
 
 def _check_bool(name, *xs):
@@ -116,7 +118,7 @@ class Mul(Function):
     def backward(ctx, grad):
         b, a = ctx.saved_tensors
         need = ctx.needs_input_grad
-        return (grad * b if need[0] else None), (grad * a if need[1] else None)
+        return (grad * cj(b) if need[0] else None), (grad * cj(a) if need[1] else None)
 
     @staticmethod
     def backward_arrays(ctx, grad):
@@ -124,7 +126,7 @@ class Mul(Function):
         the gradient's dtype, or is a Python number and the gradient is floating point."""
         b, a = ctx.saved_arrays
         need = ctx.needs_input_grad
-        if not (_same_kind(grad, b) and _same_kind(grad, a)):
+        if not (_same_kind(grad, b) and _same_kind(grad, a)) or grad.dtype.kind == "c":
             return NotImplemented
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -149,14 +151,17 @@ class Div(Function):
         if need:
             ctx.save_for_backward(a if need[1] else None, b)
         x, y = float_operands(a, b)
+        if not isinstance(b, Tensor) and not b and hasattr(a.device.xp, "errstate"):
+            with a.device.xp.errstate(divide="ignore", invalid="ignore"):   # torch: no warning
+                return x / y
         return x / y
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        ga = grad / b if need[0] else None
-        gb = -grad * a / (b * b) if need[1] else None
+        ga = grad / cj(b) if need[0] else None
+        gb = -grad * cj(a / (b * b)) if need[1] else None
         return ga, gb
 
     @staticmethod
@@ -244,7 +249,7 @@ class Pow(Function):
         p = ctx.p
         if p == 0:
             return zeros_like(grad), None
-        return grad * p * a ** (p - 1), None
+        return grad * cj(p * a ** (p - 1)), None
 
     @staticmethod
     def backward_arrays(ctx, grad):
@@ -252,7 +257,7 @@ class Pow(Function):
         if ctx.p != 2:
             return NotImplemented
         (x,) = ctx.saved_arrays
-        if x.dtype is not grad.dtype:
+        if x.dtype is not grad.dtype or x.dtype.kind == "c":
             return NotImplemented
         d = x * _two(x)
         if d.ndim:
@@ -309,18 +314,24 @@ class PowTensor(Function):
         ga = gb = None
         if need[0]:
             b0 = b == 0
-            ga = where(b0, 0.0, grad * b * a ** where(b0, 1.0, b - 1))
+            ga = where(b0, 0.0, grad * cj(b * a ** where(b0, 1.0, b - 1)))
         if need[1]:
-            if isinstance(a, Tensor):
-                flat = (a == 0) & (b >= 0)
-                log_a = where(flat, 0.0, where(flat, 1.0, a).log())
-            elif a > 0:
-                log_a = math.log(a)
-            elif a == 0:
-                log_a = where(b >= 0, 0.0, -math.inf)
+            cplx = out._data.dtype.kind == "c"      # log of the base in the result's dtype
+            if isinstance(b, Tensor) and b._data.dtype.kind == "c":
+                nonneg = (b.real >= 0) & (b.imag == 0)
             else:
-                log_a = math.nan
-            gb = grad * out * log_a
+                nonneg = b >= 0
+            if isinstance(a, Tensor):
+                flat = (a == 0) & nonneg
+                a = a.to(out.dtype) if cplx else a
+                log_a = where(flat, 0.0, where(flat, 1.0, a).log())
+            elif a == 0:
+                log_a = where(nonneg, 0.0, -math.inf)
+            elif cplx:
+                log_a = cmath.log(a)
+            else:
+                log_a = math.log(a) if a > 0 else math.nan
+            gb = grad * cj(out * log_a)
         return ga, gb
 
     @staticmethod
@@ -352,10 +363,20 @@ tensor_method("__truediv__")(binary_op(Div))
 neg = tensor_method("__neg__", "neg")(unary_op(Neg))
 
 
+def number_operand(a):
+    """torch.add(1.5, 2.5): a Python number as the first operand becomes a 0-d tensor of its
+    default dtype (float32, int64, bool), as torch's argument parser wraps it."""
+    if type(a) in (bool, int, float, complex):
+        from ..creation import tensor
+        return tensor(a)
+    return a
+
+
 @tensor_method("add")
 def add(a, b, alpha=1):
     """a + alpha * b, broadcasting; alpha scales b in the result dtype (as torch: int16 + 2 *
     uint8 does not wrap around in uint8)."""
+    a = number_operand(a)
     if alpha != 1:
         b = _scaled("add", a, b, alpha)
     return Add.apply(a, b)
@@ -363,6 +384,7 @@ def add(a, b, alpha=1):
 
 @tensor_method("sub")
 def sub(a, b, alpha=1):
+    a = number_operand(a)
     if alpha != 1:
         b = _scaled("sub", a, b, alpha)
     return Sub.apply(a, b)
@@ -371,7 +393,11 @@ def sub(a, b, alpha=1):
 def _scaled(name, a, b, alpha):
     alpha = python_number(alpha)
     dt = result_type(a, b)
-    if not dt.is_floating_point and isinstance(alpha, float):
+    if isinstance(alpha, complex) and not dt.is_complex:
+        raise RuntimeError(f"{name}: For non-complex input tensors, argument alpha must not be "
+                           f"a complex number (got {alpha}, result {dt}). Make an input "
+                           "complex first: x.to(labkit.complex64).")
+    if not (dt.is_floating_point or dt.is_complex) and isinstance(alpha, float):
         raise RuntimeError(f"{name}: for integral input tensors ({dt}), argument alpha must not "
                            f"be a floating point number (got {alpha}). Convert first: x.float().")
     kind = dt.np.kind
@@ -394,11 +420,12 @@ def rsub(a, b):
 
 @tensor_method("mul")
 def mul(a, b):
-    return Mul.apply(a, b)
+    return Mul.apply(number_operand(a), b)
 
 
 @tensor_method("div", "divide")
 def div(a, b, *, rounding_mode=None):
+    a = number_operand(a)
     if rounding_mode is not None:
         from .rounding_div import div_rounded
         return div_rounded(a, b, rounding_mode)

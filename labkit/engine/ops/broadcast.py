@@ -44,3 +44,19 @@ def broadcast_tensors(*tensors):
                                    f"b ({b[d]}) at non-singleton dimension {d}")
         shape = Size(y if x == 1 else x for x, y in zip(a, b))
     return tuple(t.expand(*shape) if isinstance(t, Tensor) else t for t in tensors)
+
+
+@tensor_method("sum_to_size")
+def sum_to_size(x, *size):
+    """x summed down to size (size must broadcast to x's shape): the reduction that undoes a
+    broadcast, what autograd applies to the gradient of a broadcast operand."""
+    from ..autograd import sum_to
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    have = tuple(x.shape)
+    lead = len(have) - len(shape)
+    if lead < 0 or any(s != 1 and s != h for s, h in zip(shape, have[lead:])):
+        raise RuntimeError(f"sum_to_size: size {list(shape)} is not expandable to size "
+                           f"{list(have)} (each of its dims must be 1 or equal x's, aligned "
+                           "from the right).")
+    return sum_to(x, shape)
+

@@ -18,7 +18,7 @@ def float_data(x):
     """The array of x as floating point: float ops on int/bool tensors give the default dtype
     (float32 unless set_default_dtype changed it), as torch."""
     d = x._data
-    if d.dtype.kind not in "fV":   # V: bfloat16
+    if d.dtype.kind not in "fVc":   # V: bfloat16, c: complex
         if 0 in d.strides and d.size > 1:   # numpy's astype would put an expanded dim
             return dense_copy(x.device.xp, d, defaults.float)   # innermost; torch keeps it
         d = d.astype(defaults.float)
@@ -50,7 +50,7 @@ def float_operands(a, b):
     if isinstance(b, Tensor) and x is not None and x.dtype is b._data.dtype and x.dtype.kind == "f":
         return x, b._data
     dt = result_np(a, b)
-    if dt.kind not in "fV":
+    if dt.kind not in "fVc":
         dt = defaults.float
     return cast(a, dt), cast(b, dt)
 

@@ -63,7 +63,8 @@ class Conv2d(Function):
             y = xp.matmul(w._data.reshape(o, -1), cols)                  # (N, O, L)
         else:                                                            # (N, G, O/G, L)
             y = xp.matmul(w._data.reshape(groups, o // groups, -1),
-                          cols.reshape(n, groups, -1, cols.shape[-1])).reshape(n, o, -1)
+                          cols.reshape(n, groups, cols.shape[1] // groups, cols.shape[-1])
+                          ).reshape(n, o, cols.shape[-1])
         if b is not None:
             y += b._data[:, None]
         ctx.save_for_backward(x, w)
@@ -143,6 +144,21 @@ def _padding(name, padding, input, weight, stride, dilation):
     return input, pair(padding, name, "padding")
 
 
+def check_args(name, x, stride, padding, dilation):
+    """torch's argument checks, in its order and words (conv1d/2d/3d and the transposes);
+    `x` is batched (N, C, ...). An empty spatial dim is an error unless N or C is 0."""
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f"{name}: non-positive stride is not supported, got stride={stride}.")
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError(f"{name}: negative padding is not supported, got padding={padding}.")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"{name}: dilation should be greater than zero, but got "
+                           f"{list(dilation)}.")
+    if x.ndim >= 3 and x.shape[0] and x.shape[1] and 0 in x.shape[2:]:
+        raise RuntimeError(f"{name}: Only zero batch or zero channel inputs are supported, but "
+                           f"got input shape: {list(x.shape)} (an empty spatial dim).")
+
+
 def _groups(name, groups):
     if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
         raise RuntimeError(f"{name}: non-positive groups is not supported, got groups={groups!r}.")
@@ -161,6 +177,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     stride, dilation = pair(stride, name, "stride"), pair(dilation, name, "dilation")
     single = input.ndim == 3
     x = input.unsqueeze(0) if single else input
+    check_args(name, x, stride, padding if isinstance(padding, str) else
+               pair(padding, name, "padding"), dilation)
     x, padding = _padding(name, padding, x, weight, stride, dilation)
     out = Conv2d.apply(x, weight, bias, stride, padding, dilation, groups)
     return out.squeeze(0) if single else out
@@ -176,6 +194,20 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     pad = padding if isinstance(padding, str) else (0, one(padding))
     out = conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, one(stride)), pad,
                  (1, one(dilation)), groups)
+    return out.squeeze(-2)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """conv_transpose2d over (N, C, L) sequences: a height-1 image and a height-1 kernel (that
+    op's autocast policy applies)."""
+    if not isinstance(weight, Tensor) or weight.ndim != 3:
+        raise RuntimeError(f"conv_transpose1d: weight must be 3-D (in_channels, out_channels / "
+                           f"groups, k), got {tuple(getattr(weight, 'shape', ()))}.")
+    one = (lambda v: v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v)
+    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, one(stride)),
+                           (0, one(padding)), (0, one(output_padding)), groups,
+                           (1, one(dilation)))
     return out.squeeze(-2)
 
 
@@ -199,7 +231,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             f"{tuple(weight.shape)} with groups={groups}: expected (N, {weight.shape[0]}, H, W) "
             "and weight (in_channels, out_channels / groups, kh, kw), in_channels divisible "
             "by groups.")
-    if any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
+    if input.numel() and any(op >= max(s, d)          # (torch skips it for an empty batch)
+                             for op, s, d in zip(output_padding, stride, dilation)):
         raise RuntimeError(f"{name}: output padding must be smaller than either stride or "
                            f"dilation, got output_padding={output_padding}, stride={stride}, "
                            f"dilation={dilation}.")
@@ -208,18 +241,28 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            f"out_channels = {weight.shape[1] * groups}.")
     single = input.ndim == 3
     x = input.unsqueeze(0) if single else input
+    check_args(name, x, stride, padding, dilation)
     n, c, h, w = x.shape
     kernel = tuple(weight.shape[-2:])
     size = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1
                  for i, s, p, d, k, op in zip((h, w), stride, padding, dilation, kernel,
                                               output_padding))
-    if min(size) <= 0:
+    if min(size) <= 0 and not (x.numel() == 0 and min(size) == 0):
         raise RuntimeError(f"{name}: given input size {(c, h, w)}, the calculated output size "
                            f"{size} is too small; use less padding.")
+    if x.numel() == 0:                 # N or C is 0: an empty (or zero) output, in the graph
+        out = (x.sum() + weight.sum() * 0).expand(n, weight.shape[1] * groups, *size)
+        out = out if bias is None else out + bias.reshape(-1, 1, 1)
+        return out.squeeze(0) if single else out
     wg = weight.reshape(groups, c // groups, -1)                 # (G, C/G, O/G*kh*kw)
     cols = wg.mT.matmul(x.reshape(n, groups, c // groups, h * w))  # (N, G, O/G*kh*kw, L)
-    out = Fold.apply(cols.reshape(n, cols.shape[1] * cols.shape[2], h * w), size, kernel,
-                     dilation, padding, stride)
+    full = tuple((i - 1) * s + d * (k - 1) + 1       # every position a kernel tap reaches
+                 for i, s, d, k in zip((h, w), stride, dilation, kernel))
+    out = Fold.apply(cols.reshape(n, cols.shape[1] * cols.shape[2], h * w), full, kernel,
+                     dilation, (0, 0), stride)
+    # cut the padding off; output_padding keeps (or adds, as zeros) that much more at the end
+    out = _pad(out, (-padding[1], size[1] + padding[1] - full[1],
+                     -padding[0], size[0] + padding[0] - full[0]))
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1)
     return out.squeeze(0) if single else out

@@ -6,7 +6,7 @@ The KD results add up to the 3-D convolution, so its gradients (and their deriva
 conv2d's and slicing's -- the same sums torch's own kernel computes.
 """
 from ..tensor import Tensor
-from .conv import _groups, conv2d
+from .conv import _groups, check_args, conv2d
 from .fold import out_size
 from .resample import pad as _pad
 
@@ -48,6 +48,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     single = input.dim() == 4
     x = input.unsqueeze(0) if single else input
     _check(x, weight, bias, groups)
+    check_args(name, x, stride, padding if isinstance(padding, str) else
+               triple(padding, name, "padding"), dilation)
     kd, kh, kw = weight.shape[2:]
     if isinstance(padding, str):
         if padding not in ("valid", "same"):

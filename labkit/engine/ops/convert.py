@@ -1,9 +1,11 @@
 """Moving between dtypes and devices: to(), cpu(), cuda(), float(), double(), long() ..."""
 from .. import dtype as _dt
 from ..device import Device, cuda_available, is_pinned_array, pin_array, to_device_array
+from ..formats import memory_format, preserve_format
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from . import rules
+from .complex import discard_imag
 
 
 class ToCopy(Function):
@@ -24,6 +26,8 @@ class ToCopy(Function):
         if device is not x.device:
             arr = to_device_array(arr, device, non_blocking)
         if np_dtype is not None and arr.dtype != np_dtype:
+            if arr.dtype.kind == "c" and np_dtype.kind != "c":   # bool: z != 0, as torch
+                arr = arr != 0 if np_dtype.kind == "b" else discard_imag(arr)
             arr = arr.astype(np_dtype)
         elif arr is x._data:
             arr = arr.copy()
@@ -32,6 +36,8 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         # four arguments, as forward: so the double backward returns one gradient per argument
+        if grad._data.dtype.kind == "c" and ctx.src_dtype.kind != "c":
+            grad = grad.real          # a real input keeps the real part of a complex gradient
         return ToCopy.apply(grad, ctx.src_dtype, ctx.src_device, False), None, None, None
 
     jvp = classmethod(rules.same_op)
@@ -39,30 +45,58 @@ class ToCopy(Function):
 
 
 def _parse_to(args, kwargs):
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    copy = kwargs.pop("copy", False)
-    non_blocking = bool(kwargs.pop("non_blocking", False))
+    """torch's three forms: to(dtype, non_blocking, copy), to(device, dtype, non_blocking,
+    copy), to(tensor, non_blocking, copy); any of them by keyword; memory_format= keyword-only."""
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is not None and not isinstance(fmt, memory_format):
+        raise TypeError(f"to(): memory_format must be a labkit memory format, got {fmt!r}.")
+    args = list(args)
+    if "tensor" in kwargs:
+        args.insert(0, kwargs.pop("tensor"))
+    first = args[0] if args else None
+    device = dtype = None
+    if isinstance(first, Tensor):
+        device, dtype, names = first.device, first.dtype, ("non_blocking", "copy")
+        args.pop(0)
+    elif first is not None and not isinstance(first, (str, Device, int)):   # a dtype
+        names = ("dtype", "non_blocking", "copy")
+    else:
+        names = ("device", "dtype", "non_blocking", "copy")
+    if len(args) > len(names):
+        raise TypeError(f"to() takes at most {len(names)} arguments in the form to"
+                        f"({', '.join(names)}), got {len(args)}.")
+    for name, a in zip(names, args):
+        if name in kwargs:
+            raise TypeError(f"to() got multiple values for argument '{name}'")
+        kwargs[name] = a
+    device = kwargs.pop("device", device)
+    dtype = kwargs.pop("dtype", dtype)
+    copy, non_blocking = kwargs.pop("copy", False), kwargs.pop("non_blocking", False)
+    for name, v in (("non_blocking", non_blocking), ("copy", copy)):
+        if not isinstance(v, bool) and type(v).__name__ != "bool_":
+            raise TypeError(f"to(): {name} must be a bool, got {v!r} (torch's forms: to(dtype, "
+                            "non_blocking, copy), to(device, dtype, non_blocking, copy)).")
     if kwargs:
-        raise TypeError(f"to(): unexpected keyword(s) {sorted(kwargs)}.")
-    for a in args:
-        if isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, (_dt.dtype,)) or a in (float, int, bool) or (
-                not isinstance(a, (str, Device)) and a is not None):
-            dtype = a
-        elif a is not None:
-            device = a
-    return (Device(device) if device is not None else None), _dt.to_np(dtype), copy, non_blocking
+        raise TypeError(f"to() got an unexpected keyword argument '{sorted(kwargs)[0]}'; valid "
+                        "keywords: copy, device, dtype, memory_format, non_blocking, tensor.")
+    if dtype is not None and isinstance(dtype, (str, Device)):
+        raise TypeError(f"to(): expected a dtype, got {dtype!r} (torch's forms: to(dtype, "
+                        "non_blocking, copy), to(device, dtype, non_blocking, copy)).")
+    return (Device(device) if device is not None else None), _dt.to_np(dtype), bool(copy), \
+        bool(non_blocking), fmt
 
 
 @tensor_method("to")
 def to(x, *args, **kwargs):
     """to(device), to(dtype), to(device, dtype) or to(other): self when nothing changes.
 
-    non_blocking=True lets a copy from pinned memory to the GPU run while Python goes on.
+    non_blocking=True lets a copy from pinned memory to the GPU run while Python goes on;
+    memory_format=labkit.channels_last reorders the memory (values stay).
     """
-    device, np_dtype, copy, non_blocking = _parse_to(args, dict(kwargs))
+    device, np_dtype, copy, non_blocking, fmt = _parse_to(args, dict(kwargs))
+    if fmt is not None and fmt is not preserve_format:
+        return to(x, device, None if np_dtype is None else _dt.from_np(np_dtype), copy=copy,
+                  non_blocking=non_blocking).contiguous(memory_format=fmt)
     device = device or x.device
     if device.type == "cuda":
         device.xp  # raises a clear error when no GPU is usable

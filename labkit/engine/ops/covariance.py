@@ -8,6 +8,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {input.dim()} dimensions")
+    from .complex_guard import refuse_complex
+    refuse_complex("cov", input, torch_has=True)
     x = input.reshape(1, -1) if input.dim() < 2 else input
     if not x.dtype.is_floating_point:
         x = x.float()

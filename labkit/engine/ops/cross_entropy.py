@@ -171,6 +171,10 @@ def _soft_targets(input, target, weight, reduction, label_smoothing):
     from .softmax import log_softmax
     dim = 0 if input.ndim == 1 else 1
     classes = input.shape[dim]
+    if weight is not None and tuple(weight.shape) != (classes,):     # (it would broadcast)
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
     if label_smoothing:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     per = log_softmax(input, dim) * target

@@ -12,6 +12,8 @@ CummaxResult, CumminResult = _rt.cummax, _rt.cummin
 
 def _running(input, dim, ufunc_name):
     from .scan import _one_dim
+    from .complex_guard import refuse_complex
+    refuse_complex("cummax" if ufunc_name == "maximum" else "cummin", input)
     xp = input.device.xp
     d = input._data
     dim = _one_dim(dim, d.ndim, "cummax" if ufunc_name == "maximum" else "cummin")

@@ -11,6 +11,7 @@ from ..autocast import autocast_op
 import string
 
 from ..function import Function
+from ..promotion import cast_all
 from ..tensor import Tensor
 
 _LETTERS = string.ascii_letters
@@ -60,10 +61,13 @@ class Einsum(Function):
     @staticmethod
     def forward(ctx, spec, *operands):
         ins, out = spec
-        dtypes = {t._data.dtype for t in operands}
-        if len(dtypes) > 1:
-            raise RuntimeError(f"einsum(): expected all operands to have the same dtype, got "
-                               f"{', '.join(str(t.dtype) for t in operands)}.")
+        arrs = [t._data for t in operands]
+        if len({a.dtype for a in arrs}) > 1:   # torch promotes unless a letter is contracted
+            if any(c not in out and sum(c in term for term in ins) > 1 for c in set("".join(ins))):
+                raise RuntimeError(f"einsum(): expected all operands to have the same dtype, "
+                                   f"got {', '.join(str(t.dtype) for t in operands)} (a letter "
+                                   "summed over two operands needs one dtype, as in torch).")
+            arrs = list(cast_all(*operands)[1])
         sizes = {}
         for term, t in zip(ins, operands):
             for c, n in zip(term, t._data.shape):
@@ -71,11 +75,11 @@ class Einsum(Function):
                     raise RuntimeError(f"einsum(): subscript {c!r} has size {n} for an operand "
                                        f"of shape {tuple(t.shape)}, which does not match the "
                                        f"size {sizes[c]} it has elsewhere.")
-                sizes[c] = max(sizes.get(c, 1), n)
+                if sizes.get(c, 1) == 1:           # the broadcast size (1 against 0 is 0)
+                    sizes[c] = n
         ctx.save_for_backward(*operands)
         ctx.spec, ctx.sizes = spec, sizes
         xp = operands[0].device.xp
-        arrs = [t._data for t in operands]
         low = arrs[0].dtype if arrs and arrs[0].dtype.kind == "V" else None   # bfloat16:
         if low is not None:                    # numpy's einsum has no loop; go through float32
             arrs = [a.astype("float32") for a in arrs]
@@ -100,7 +104,7 @@ def _operand_grad(grad, operands, ins, out, i, sizes):
     target, dims, extra_terms, extra_ops = [], [], [], []
     from ..creation import eye
     for c, n in zip(term, shape):
-        if n == 1 and sizes[c] > 1:          # broadcast: a letter of its own, summed away
+        if n == 1 and sizes[c] != 1:         # broadcast (to 0 too): a letter of its own, summed
             c = next(fresh)
         elif c in target:                     # repeated letter: a diagonal
             new = next(fresh)
@@ -111,10 +115,13 @@ def _operand_grad(grad, operands, ins, out, i, sizes):
         dims.append(n)
     present = set(out + "".join(t for t, _ in others) + "".join(extra_terms))
     kept = "".join(c for c in target if c in present)
+    from .complex import cj                    # complex: the conjugates of the others
     g = Einsum.apply(([out] + [t for t, _ in others] + extra_terms, kept), grad,
-                     *[o for _, o in others], *extra_ops)
+                     *[cj(o).to(grad.dtype) for _, o in others], *extra_ops)
+    g = g.to(operands[i].dtype)
     if len(kept) != len(target):              # letters summed only here: constant along them
         g = g.reshape([n if c in present else 1 for c, n in zip(target, dims)])
+    if tuple(g.shape) != tuple(shape):        # or size 1 in the others (broadcast): the same
         g = g.expand(tuple(shape))
     return g
 

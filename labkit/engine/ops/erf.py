@@ -61,10 +61,10 @@ class Erf(Function):
         ctx.save_for_backward(x)
         xp = x.device.xp
         d = float_data(x)
-        with _quiet(xp):     # float16/bfloat16: computed in float32 (float16's range overflows
-            if d.dtype.itemsize < 4:                          # in the series: erf(3.5) was nan)
-                return xp.asarray(erf_array(d.astype("float32"), xp)).astype(d.dtype)
-            return xp.asarray(erf_array(d, xp))
+        with _quiet(xp):     # float32 and below: computed in float64, then rounded, so the
+            if d.dtype.itemsize <= 4:    # result is erf's nearest float32 (as torch's), not
+                return xp.asarray(erf_array(d.astype("float64"), xp)).astype(d.dtype)  # a few
+            return xp.asarray(erf_array(d, xp))             # ulps of float32 rounding away
 
     @staticmethod
     def backward(ctx, grad):

@@ -53,7 +53,7 @@ class CountNonzero(Function):
 
 @tensor_method("count_nonzero")
 def count_nonzero(input, dim=None):
-    return CountNonzero.apply(input, dim)
+    return CountNonzero.apply(input, tuple(dim) if isinstance(dim, list) else dim)
 
 
 class IsClose(Function):

@@ -9,6 +9,7 @@ from ..typeinfo import finfo
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if not input.dtype.is_floating_point:
         return input.clone()
+    nan = 0.0 if nan is None else nan           # torch's None: the default
     info = finfo(input.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf

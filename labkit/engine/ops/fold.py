@@ -135,7 +135,12 @@ def _unbatched(name, x, ndim):
     """True for one example without its batch dim ((C, H, W) images, (C*k, L) columns)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}.")
-    return x.ndim == ndim
+    single = x.ndim == ndim
+    if x.ndim in (ndim, ndim + 1) and 0 in x.shape[0 if single else 1:]:
+        raise RuntimeError(f"{name}: expected {ndim}D or {ndim + 1}D (batch mode) tensor with "
+                           f"possibly 0 batch size and other non-zero dimensions for input, but "
+                           f"got: {list(x.shape)}")
+    return single
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

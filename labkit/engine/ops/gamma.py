@@ -212,6 +212,8 @@ def _polygamma_method(input, n):
 @tensor_method("mvlgamma")
 def mvlgamma(input, p):
     """The log of the multivariate gamma function of dimension p."""
+    from .complex_guard import refuse_complex
+    refuse_complex("mvlgamma", input)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if not input.dtype.is_floating_point:

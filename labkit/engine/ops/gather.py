@@ -46,6 +46,8 @@ def _check_range(name, index, n, dim):
 def _positions(xp, index, dim):
     """The full coordinates addressed by index along dim: a tuple for advanced indexing."""
     shape = index.shape
+    if not shape:                  # a 0-d index of a 1-d input addresses one element, as torch
+        return (index,)
     out = []
     for d, n in enumerate(shape):
         if d == dim:
@@ -56,7 +58,9 @@ def _positions(xp, index, dim):
 
 
 def _lead(arr, shape):
-    """The leading block of arr with the given shape."""
+    """The leading block of arr with the given shape (a 0-d index takes arr's first item)."""
+    if not shape and arr.ndim:
+        return arr.reshape(-1)[0]
     return arr[tuple(slice(0, n) for n in shape)]
 
 
@@ -156,6 +160,8 @@ def _pad_to(g, shape):
     """g (index-shaped) placed in zeros of src's shape: src beyond the index gets no gradient."""
     if tuple(g.shape) == tuple(shape):
         return g
+    if g.dim() == 0:                   # from a 0-d index: src's first item got the gradient
+        g = g.reshape((1,) * len(shape))
     from .index import IndexAdd
     return IndexAdd.apply(g, tuple(slice(0, n) for n in g.shape), shape)
 
@@ -189,10 +195,24 @@ def _scatter_args(name, input, dim, index, src, value):
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     """A copy of input with src[i][j] written at [index[i][j]][j] (dim=0), or a number."""
     if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported by labkit; use "
-                                  "scatter_add for reduce='add'.")
+        return _scatter_reduced("scatter", input, dim, index, src, value, reduce, False)
     dim, src = _scatter_args("scatter", input, dim, index, src, value)
     return Scatter.apply(input, dim, index, src)
+
+
+def _scatter_reduced(name, input, dim, index, src, value, reduce, in_place):
+    """scatter(reduce='add' | 'multiply'), the older spelling of scatter_reduce('sum' |
+    'prod') with the input's values included (a number src fills the index's shape)."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"{name}: reduce argument must be either add or multiply (got "
+                           f"{reduce!r}); scatter_reduce offers 'sum', 'prod', 'mean', "
+                           "'amax' and 'amin'.")
+    dim, src = _scatter_args(name, input, dim, index, src, value)
+    if not isinstance(src, Tensor):
+        src = input.new_full(tuple(index.shape), src)
+    how = "sum" if reduce == "add" else "prod"
+    op = input.scatter_reduce_ if in_place else input.scatter_reduce
+    return op(dim, index, src, how)
 
 
 @tensor_method("scatter_add")
@@ -206,7 +226,7 @@ def scatter_add(input, dim, index, src):
 def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
     from .inplace import inplace
     if reduce is not None:
-        raise NotImplementedError("scatter_(reduce=...) is not supported by labkit.")
+        return _scatter_reduced("scatter_", input, dim, index, src, value, reduce, True)
     dim, src = _scatter_args("scatter_", input, dim, index, src, value)
 
     def write(d):

@@ -4,6 +4,7 @@ from ..function import Function, unary_op
 from ..tensor import tensor_method
 from .common import float_data
 from .inplace_unary import _unary_inplace
+from .complex import cj
 from .math import _quiet
 
 
@@ -11,6 +12,7 @@ class Asinh(Function):
     node_name = "AsinhBackward0"
     onnx = "Asinh"
     fn = "arcsinh"
+    complex_ok = True           # numpy's principal branches are torch's; conj'd derivative
 
     @classmethod
     def forward(cls, ctx, x):
@@ -21,7 +23,7 @@ class Asinh(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * (x * x + 1).rsqrt()
+        return grad * cj((x * x + 1).rsqrt())
 
 
 class Acosh(Asinh):
@@ -32,6 +34,8 @@ class Acosh(Asinh):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
+        if x._data.dtype.kind == "c":     # 1/sqrt(z^2 - 1) on acosh's branch: the two roots
+            return grad * cj((x - 1).rsqrt() * (x + 1).rsqrt())
         return grad * (x * x - 1).rsqrt()
 
 
@@ -43,7 +47,7 @@ class Atanh(Asinh):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (1 - x * x)
+        return grad / cj(1 - x * x)
 
 
 asinh = tensor_method("asinh", "arcsinh")(unary_op(Asinh))

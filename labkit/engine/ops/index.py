@@ -202,6 +202,30 @@ def _set(arr, idx, value):
         target[parts[1]] = value    # arr[first] is a view: the write reaches arr
 
 
+def _torch_order_source(arr, idx, value):
+    """The values torch writes for x[idx] = value when value overlaps the non-dense target
+    (fastai's x[:,:,a:b,c:d] = x[:,:,e:f,g:h]): its overlap check gives up there and it copies
+    row by row in the target's order, reading rows it has already written. None: no overlap."""
+    if not isinstance(value, Tensor) or not isinstance(arr, np.ndarray) or \
+            not _is_basic(idx) or value._data.dtype != arr.dtype:
+        return None
+    try:
+        dst, src = arr[idx], value._data
+        overlap = dst.ndim >= 2 and np.shares_memory(dst, src, max_work=1000)
+    except IndexError:
+        return None                           # the write reports the bad index
+    except np.exceptions.TooHardError:
+        overlap = True                        # (a sequential copy is right either way)
+    if not overlap:
+        return None
+    saved, src = dst.copy(), np.broadcast_to(src, dst.shape)
+    for i in np.ndindex(dst.shape[:-1]):
+        dst[i] = src[i]
+    out = dst.copy()
+    dst[...] = saved
+    return out
+
+
 def _add_at(xp, arr, idx, value):
     parts = _split(idx)
     target = None if parts is None else arr[parts[0]]
@@ -288,7 +312,7 @@ class Index(Function):
 
     @classmethod
     def vmap(cls, args, batched):
-        (x, idx), items = args, rules.index_items(args[1])
+        x, items = args[0], rules.index_items(args[1])
         if batched[0] is not True or rules.any_batched(batched[1]) or not rules.plain_index(items):
             return NotImplemented
         return cls.apply(x, (slice(None),) + items)
@@ -337,7 +361,7 @@ class IndexAdd(Function):
 
     @staticmethod
     def vmap(args, batched):
-        (grad, idx, shape), items = args, rules.index_items(args[1])
+        (grad, _, shape), items = args, rules.index_items(args[1])
         if batched[0] is not True or rules.any_batched(batched[1]) or not rules.plain_index(items):
             return NotImplemented
         return IndexAdd.apply(grad, (slice(None),) + items, (grad.shape[0],) + tuple(shape))
@@ -478,6 +502,11 @@ def setitem(x, idx, value):
         raise RuntimeError(f"x[idx] = value: index put requires the source and destination "
                            f"dtypes to match, got {x.dtype} for x and {value.dtype} for value. "
                            f"Convert first: x[idx] = value.to(x.dtype).")
+
+    order = _torch_order_source(x._data, idx, value)
+    if order is not None:        # torch's values; a gradient still flows to value
+        value = value + Tensor._make(order - value._data, value.device, False) \
+            if value.requires_grad else Tensor._make(order, value.device, False)
 
     def write(target):
         try:

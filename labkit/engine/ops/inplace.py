@@ -31,7 +31,7 @@ def _recording(x, args):
 
 def inplace(x, name, write, fn_cls, *args):
     """Run `write(x._data)` in place, or record fn_cls(x, *args) and copy its result into x."""
-    if mode.enabled and getattr(x, "_no_grad_view", False):
+    if mode.enabled and x._no_grad_view:
         raise RuntimeError(
             f"{name}: A view was created in no_grad mode and is being modified inplace with "
             "grad mode enabled (its base requires grad). This is ambiguous, so torch forbids "
@@ -55,10 +55,11 @@ def inplace(x, name, write, fn_cls, *args):
             f"{name}: a view of a leaf tensor that requires grad (shape {tuple(base.shape)}) is "
             "being changed in place; autograd needs the leaf's original value. Wrap parameter "
             "updates in `with labkit.no_grad():`, or .clone() the view and change the copy.")
-    if getattr(x, "_multi_output", None):
+    if x._multi_output:
         raise RuntimeError(
             f"{name}: {x._multi_output} is a view and is being modified inplace. This view is "
-            "the output of a function that returns multiple views (unbind); such views may not "
+            "the output of a function that returns multiple views (split, chunk, unbind); such "
+            "views may not "
             "be changed in place while autograd records (as in torch). Use the out-of-place "
             "form, or .clone() the view first.")
     if base is not None and x._view_of is None:
@@ -128,12 +129,40 @@ def _refresh(view):
     version = view._vc[0]
     if view._hist_v == version:
         return
+    if view._multi_output and view._rg and not view._no_grad_view:
+        view.grad_fn = StaleMultiOutputView(view._multi_output)   # torch refuses to use it
+        view._hist_v = version
+        return
+    if view._view_of is None:     # (an output of split: nothing to re-derive it from)
+        view._hist_v = version
+        return
     parent, op, args = view._view_of
     if parent._base is not None:
         _refresh(parent)
     fresh = op.apply(parent, *args)
     view.grad_fn, view._out_idx, view._rg = fresh.grad_fn, fresh._out_idx, fresh._rg
     view._hist_v = version
+
+
+class StaleMultiOutputView:
+    """The grad_fn of an output of split/chunk/unbind whose base changed in place afterwards:
+    its history no longer describes its values, and torch refuses to use it rather than re-derive
+    it (the outputs share one node). Recording an op on it (reading its grad_fn) raises torch's
+    error."""
+    __slots__ = ("message",)
+
+    def __init__(self, label):
+        self.message = (f"{label} is a view and its base or another view of its base has been "
+                        "modified inplace. This view is the output of a function that returns "
+                        "multiple views. Such functions do not allow the output views to be "
+                        "modified inplace. You should replace the inplace operation by an "
+                        "out-of-place one (or .clone() the outputs before the change).")
+
+    def __bool__(self):
+        raise RuntimeError(self.message)
+
+    def __getattr__(self, name):
+        raise RuntimeError(self.message)
 
 
 def _span(a):
@@ -302,12 +331,13 @@ def fill_(x, value):
 
 
 @tensor_method("copy_")
-def copy_(x, src):
-    """Copy src's values into x (broadcasting src; across devices too: an explicit transfer)."""
+def copy_(x, src, non_blocking=False):
+    """Copy src's values into x (broadcasting src; across devices too: an explicit transfer,
+    asynchronous from pinned memory with non_blocking=True, as to())."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_: expected a tensor, got {type(src).__name__}.")
     if src.device is not x.device:
-        src = src.to(x.device)
+        src = src.to(x.device, non_blocking=non_blocking)
     check_overlap("copy_", x._data, src._data)
     _check_broadcasts_to("copy_", src, x)
     return inplace(x, "copy_", lambda d: d.__setitem__(Ellipsis, src._data), _Copy, src)

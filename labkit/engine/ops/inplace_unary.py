@@ -21,6 +21,10 @@ def _assign(xp, d, result):
 
 def _unary_inplace(name, fn_cls):
     def op(x):
+        if name == "abs_" and x._data.dtype.kind == "c":   # |z| is real: torch refuses
+            raise RuntimeError("In-place abs is not supported for complex tensors (as torch): "
+                               "|z| is real. Use z.abs(), a new real tensor.")
+
         def write(d):
             _assign(x.device.xp, d, fn_cls.forward(_NULL, Tensor._make(d, x.device)))
         return inplace(x, name, write, fn_cls)

@@ -30,7 +30,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     if x is not None and not isinstance(x, Tensor):       # trapezoid(y, 0.5): a spacing
         x, dx = None, x
     area, d = _parts("trapezoid", y, x, dx, dim)
-    if not area.dtype.is_floating_point:
+    if not area.dtype.is_floating_point and not area.dtype.is_complex:
         area = area.float()
     return area.sum(d)
 

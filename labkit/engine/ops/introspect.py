@@ -1,7 +1,7 @@
 """Questions about a tensor's memory that torch programs ask: nelement (numel), stride (in
 elements, as torch), data_ptr (the address of the first element: views of one tensor share
 memory, copies do not)."""
-from ..tensor import tensor_method
+from ..tensor import Tensor, tensor_method
 
 
 @tensor_method("nelement")
@@ -61,7 +61,27 @@ def _nbytes(x):
     return x._data.dtype.itemsize * x.numel()
 
 
-from ..tensor import Tensor  # noqa: E402
 Tensor.itemsize = property(_itemsize, doc="Bytes per element (as element_size()).")
 Tensor.nbytes = property(_nbytes, doc="Bytes of the elements (numel * itemsize), as torch: "
                                       "the elements the tensor shows, not its whole storage.")
+
+
+def _attach_layout_queries():
+    """x.layout is labkit.strided and the is_sparse/is_quantized/... family False: labkit's
+    tensors are all dense, and code that asks (to pick a sparse path) takes the dense one."""
+    from ..formats import strided
+    Tensor.layout = property(lambda x: strided, doc="Always labkit.strided (dense memory).")
+    for name in ("is_sparse", "is_sparse_csr", "is_quantized", "is_nested", "is_mkldnn",
+                 "is_mps", "is_xpu", "is_xla", "is_ipu", "is_maia", "is_mtia", "is_vulkan"):
+        setattr(Tensor, name, property(lambda x: False))
+    Tensor.is_meta = property(lambda x: x.device.type == "meta",
+                              doc="Whether x is a meta tensor (a shape and a dtype, no values).")
+
+
+_attach_layout_queries()
+
+
+@tensor_method("to_dense")
+def to_dense(x, dtype=None, *, masked_grad=None):
+    """x itself (it is dense already), or x in dtype."""
+    return x if dtype is None else x.to(dtype)

@@ -105,9 +105,16 @@ class Split(Function):
         return Split.apply(x, sizes, dim + 1)
 
 
+def _sequence(name, tensors):
+    if isinstance(tensors, Tensor):       # a tensor iterates over its rows: not what was meant
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not Tensor: {name}([a, b]), not {name}(a).")
+
+
 @autocast_op("cat")
 def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
+    _sequence("cat", tensors)
     tensors = list(tensors)
     _check_same("cat", tensors)
     # as torch: a 1-D empty tensor is skipped whatever the others' shapes (legacy behaviour)
@@ -130,6 +137,7 @@ def cat(tensors, dim=0):
 @autocast_op("stack")
 def stack(tensors, dim=0):
     """Join tensors along a new dim."""
+    _sequence("stack", tensors)
     tensors = list(tensors)
     _check_same("stack", tensors)
     nd = tensors[0]._data.ndim + 1
@@ -177,15 +185,17 @@ def split(x, split_size_or_sections=None, dim=0, *, split_size=None):
                                f"{sum(sizes)}.")
         if not sizes:
             return ()
-    return _pieces(x, sizes, dim)
+    return _pieces(x, sizes, dim, "Split" if isinstance(split_size_or_sections, int)
+                   else "SplitWithSizes")
 
 
-def _pieces(x, sizes, dim):
-    from .shape import _as_view
+def _pieces(x, sizes, dim, op_name="Split"):
+    from .shape import _as_view, watch_multi_output
     out = Split.apply(x, sizes, dim)
     out = out if isinstance(out, tuple) else (out,)
-    for piece in out:
-        _as_view(piece, x)  # in-place on one piece is refused while recording, as torch
+    for i, piece in enumerate(out):
+        _as_view(piece, x)
+        watch_multi_output(piece, f"Output {i} of {op_name}")
     return out
 
 
@@ -198,5 +208,5 @@ def chunk(x, chunks, dim=0):
     dim = _split_dim("chunk", x, dim)
     n = x._data.shape[dim]
     if n == 0:
-        return _pieces(x, [0] * chunks, dim)
+        return _pieces(x, [0] * chunks, dim, "Split")
     return split(x, -(-n // chunks), dim)

@@ -7,7 +7,7 @@ from ..creation import tensor
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from .gather import index_select
-from .shape import _norm_dim, _shape_arg
+from .shape import _norm_dim, _shape_arg, watch_multi_output
 
 
 @tensor_method("view_as")
@@ -23,8 +23,8 @@ def unbind(input, dim=0):
     dim = _norm_dim(dim, input._data.ndim, "unbind")
     lead = (slice(None),) * dim
     out = tuple(input[lead + (i,)] for i in range(input._data.shape[dim]))
-    for i, t in enumerate(out):     # torch refuses in-place changes to them while recording
-        t._multi_output = f"Output {i} of Unbind"
+    for i, t in enumerate(out):
+        watch_multi_output(t, f"Output {i} of Unbind")
     return out
 
 
@@ -215,6 +215,7 @@ def meshgrid(*tensors, indexing="ij"):
     """Coordinate grids from 1-D tensors: out[k] varies along dim k ('ij'), or with the first
     two swapped ('xy', as numpy's default). Each grid is an expanded view of its input."""
     tensors = _shape_arg(tensors)
+    indexing = "ij" if indexing is None else indexing     # torch's None (it warns): 'ij'
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}.")
     for t in tensors:

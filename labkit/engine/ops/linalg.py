@@ -8,6 +8,7 @@ from ..tensor import Tensor, tensor_method
 from .common import as_tensor_like
 from .table import Numpy
 from . import rules
+from .complex import cj
 
 
 def _check(name, a, b):
@@ -54,7 +55,7 @@ class MatMul(Function):
         """The same products on arrays, for matrices and batches (numpy hands transposed
         views to BLAS as they are, and copies a stride-0 gradient itself)."""
         x, w = ctx.saved_arrays
-        if x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype:
+        if x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype or x.dtype.kind == "c":
             return NotImplemented
         need = ctx.needs_input_grad
         dt = x.dtype
@@ -72,6 +73,7 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
+        a, b = cj(a), cj(b)       # complex: the gradient is grad @ b^H (conj transpose)
         need = ctx.needs_input_grad
         ga = gb = None
         if a.ndim == 1 and b.ndim == 1:              # dot product

@@ -20,6 +20,9 @@ def _matrix_input(name, A, low_precision_ok=False):
         raise TypeError(f"linalg.{name}(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A.dim() < 2:
         raise RuntimeError(f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"linalg.{name}: labkit has no complex version yet (torch "
+                                  f"has); got a {A.dtype} tensor of shape {tuple(A.shape)}.")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
                            f"Got {_torch_name(A.dtype)}")

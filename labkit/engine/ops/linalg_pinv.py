@@ -33,14 +33,16 @@ def _tolerance(S, A, atol, rtol):
     return tol
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian)."""
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """The Moore-Penrose pseudo-inverse, from the SVD (or eigh when hermitian). rcond: torch's
+    older form, rtol=rcond with atol=0."""
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
     if not isinstance(A, Tensor) or A.dim() < 2 or not A.dtype.is_floating_point:
         got = _torch_name(A.dtype) if isinstance(A, Tensor) else type(A).__name__
         shape = list(A.shape) if isinstance(A, Tensor) else []
         raise RuntimeError(f"linalg.pinv({got}{{{shape}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")
-    m, n = A.shape[-2], A.shape[-1]
     if A.numel() == 0:
         return A.mT * 0                     # empty, still in the graph
 
@@ -67,7 +69,7 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values above max(atol, rtol * S_max) (int64)."""
     if not isinstance(A, Tensor) or A.dtype.name not in ("float32", "float64"):
         raise RuntimeError("This function doesn't handle types other than float and double")
@@ -95,8 +97,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, "
-                           f"gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                           "gelsy, gelsd, gelss)")
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
                            f"dtype, but got input's dtype {_torch_name(A.dtype)} and other's "

@@ -24,6 +24,9 @@ def _square(name, A):
     if not A.dtype.is_floating_point or A.dtype.name in ("float16", "bfloat16"):
         from .linalg_decomp import _torch_name
         got = _torch_name(A.dtype)
+        if A.dtype.is_complex:
+            raise NotImplementedError(f"linalg.{name}: labkit has no complex version yet (torch "
+                                      f"has); got a {A.dtype} tensor of shape {tuple(A.shape)}.")
         if name in ("eigh", "solve_triangular") and not A.dtype.is_floating_point:
             kernel = {"eigh": "linalg_eigh_cpu", "solve_triangular": "triangular_solve_cpu"}[name]
             raise NotImplementedError(f'"{kernel}" not implemented for \'{got}\'')

@@ -95,7 +95,7 @@ class Linear(Function):
         """The same products on arrays."""
         x, w = ctx.saved_arrays
         dt = x.dtype
-        if grad.dtype is not dt:
+        if grad.dtype is not dt or dt.kind == "c":     # complex: the Tensor form conjugates
             return NotImplemented
         need = ctx.needs_input_grad
         xp = ctx._device.xp
@@ -113,7 +113,9 @@ class Linear(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from .complex import cj
         x, w = ctx.saved_tensors
+        x, w = cj(x), cj(w)                    # complex: the other factor's conjugate
         need = ctx.needs_input_grad
         gx = grad.matmul(w) if need[0] else None
         if grad.ndim != 2:                     # a batch of any shape: fold it into rows
@@ -210,4 +212,11 @@ def linear(input, weight, bias=None):
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"linear: expected tensors for input and weight, got "
                         f"{type(input).__name__} and {type(weight).__name__}.")
+    if weight.ndim == 1:        # torch: a dot product (matmul); a 0-d bias, not for a 2-D input
+        if bias is not None and (input.ndim == 2 or bias.ndim != 0):      # (torch's addmm)
+            raise RuntimeError(f"linear: mat2 must be a matrix, got 1-D tensor (a weight of "
+                               f"shape {tuple(weight.shape)} with a bias, for an input of shape "
+                               f"{tuple(input.shape)}); give the weight shape (out, in).")
+        out = input @ weight
+        return out if bias is None else out + bias
     return Linear.apply(input, weight, bias)

@@ -13,6 +13,7 @@ from ..promotion import result_np
 from ..tensor import Tensor, tensor_method
 from .common import data, float_data, float_operands, operands
 from .table import UNSUPPORTED
+from .complex import cj
 
 
 class Sinh(Function):
@@ -27,7 +28,7 @@ class Sinh(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * cosh(x)
+        return grad * cj(cosh(x))
 
 
 class Cosh(Function):
@@ -42,7 +43,7 @@ class Cosh(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * sinh(x)
+        return grad * cj(sinh(x))
 
 
 class Tan(Function):
@@ -59,13 +60,14 @@ class Tan(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (1 + y * y)
+        return grad * cj(1 + y * y)
 
 
 class Asin(Function):
     node_name = "AsinBackward0"
     onnx = "Asin"
     fn, sign = "arcsin", 1
+    complex_ok = True           # numpy's principal branches are torch's; conj'd derivative
 
     @classmethod
     def forward(cls, ctx, x):
@@ -76,7 +78,7 @@ class Asin(Function):
     @classmethod
     def backward(cls, ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * cls.sign * (1 - x * x).rsqrt()
+        return grad * cls.sign * cj((1 - x * x).rsqrt())
 
 
 class Acos(Asin):
@@ -88,6 +90,7 @@ class Acos(Asin):
 class Atan(Function):
     node_name = "AtanBackward0"
     onnx = "Atan"
+    complex_ok = True
 
     @staticmethod
     def forward(ctx, x):
@@ -97,7 +100,7 @@ class Atan(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (1 + x * x)
+        return grad / cj(1 + x * x)
 
 
 class Log1p(Function):
@@ -113,7 +116,7 @@ class Log1p(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (x + 1)
+        return grad / cj(x + 1)
 
 
 class Expm1(Function):
@@ -129,7 +132,7 @@ class Expm1(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * (y + 1)
+        return grad * cj(y + 1)
 
 
 class Log2(Function):
@@ -145,7 +148,7 @@ class Log2(Function):
     @classmethod
     def backward(cls, ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / (x * cls.scale)
+        return grad / cj(x * cls.scale)
 
 
 class Log10(Log2):
@@ -166,7 +169,7 @@ class Square(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * 2 * x
+        return grad * 2 * cj(x)
 
 
 class Rsqrt(Function):
@@ -185,7 +188,7 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * y * y * y * -0.5
+        return grad * cj(y * y * y) * -0.5
 
 
 class Reciprocal(Function):
@@ -204,7 +207,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return -grad * y * y
+        return -grad * cj(y * y)
 
 
 class Floor(Function):
@@ -458,7 +461,8 @@ def lerp(input, end, weight):
 @tensor_method("floor_divide", "__floordiv__")
 def floor_divide(input, other):
     """input // other, rounding toward minus infinity."""
-    return FloorDivide.apply(*_pair(input, other, "floor_divide"))
+    from .arithmetic import number_operand
+    return FloorDivide.apply(*_pair(number_operand(input), other, "floor_divide"))
 
 
 @tensor_method("__rfloordiv__")

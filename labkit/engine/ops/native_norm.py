@@ -128,6 +128,10 @@ def _backward(ctx, grad):
         zero = lambda t: None if t is None else t * 0   # noqa: E731
         return zero(x) if need[0] else None, zero(w) if need[1] else None, \
             (_sum(grad, lay.paxes) if need[2] else None)
+    dtypes = x.dtype, None if w is None else w.dtype, grad.dtype
+    if x._data.dtype.itemsize < 4:    # float16/bfloat16 in float32, as forward and torch do:
+        x, grad = x.float(), grad.float()      # near-equal inputs lose every digit otherwise
+        w = None if w is None else w.float()
     xhat, rstd = _normalized(ctx, x)
     gx = gw = gb = None
     if need[0]:
@@ -136,11 +140,11 @@ def _backward(ctx, grad):
             gx = gy * rstd
         else:
             gx = rstd * (gy - _mean(gy, lay) - xhat * _mean(gy * xhat, lay))
-        gx = gx.reshape(x.shape)
+        gx = gx.reshape(x.shape).to(dtypes[0])
     if need[1]:
-        gw = _sum(grad * xhat.reshape(x.shape), lay.paxes)
+        gw = _sum(grad * xhat.reshape(x.shape), lay.paxes).to(dtypes[1])
     if need[2]:
-        gb = _sum(grad, lay.paxes)
+        gb = _sum(grad, lay.paxes).to(dtypes[2])
     return gx, gw, gb
 
 

@@ -1,6 +1,8 @@
 """nll_loss: minus the log-probability of the right class, as one op with torch's class weights
 and ignore_index inside (after log_softmax it is cross-entropy). Backward puts -w grad (divided
 by the weights' sum for the mean) at each example's target class."""
+import math
+
 import numpy as np
 
 from ..autocast import autocast_op
@@ -241,6 +243,11 @@ def nll(logp, target, weight, ignore_index, reduction, name="nll_loss"):
                            f"{logp.shape[1 if logp.ndim > 1 else 0]} classes or no classes but "
                            f"got weight tensor of shape: {list(weight.shape)}")
     _layout(name, logp, target)
+    if logp.ndim <= 2 and logp.shape[-1] == 0:     # no class: every target must be ignored
+        _check_targets(name, logp, target, ignore_index)
+        loss = logp.sum(-1)                        # zeros in the graph; the mean is 0 / 0
+        return loss if reduction == "none" else loss.sum() * (math.nan if reduction == "mean"
+                                                              else 1.0)
     if logp.ndim <= 2 or logp.ndim == 4:
         return cls_for(logp).apply(logp, (target, weight), ignore_index, reduction)
     shape = tuple(target.shape)

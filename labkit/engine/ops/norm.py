@@ -79,13 +79,16 @@ def _float(x, dtype, name):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """(sum |x|**ord) ** (1/ord) over dim (all elements by default); ord may be inf, -inf, 0."""
+    if x._data.dtype.kind == "c":      # a complex vector's norm is its magnitudes' norm
+        x = x.abs()
     x = _float(x, dtype, "linalg.vector_norm")
     ord = float(ord)
     dims = _dims(dim, x._data.ndim)
-    empty_dim = 0 in [x.shape[d] for d in dims]     # (torch: +-inf over an empty dim too)
-    if ord < 0 and x._data.size == 0 or (abs(ord) == math.inf and empty_dim):
-        raise RuntimeError(f"linalg.vector_norm: cannot compute the {ord} norm of an empty "
-                           "tensor because the operation does not have an identity.")
+    empty_dim = 0 in [x.shape[d] for d in dims]
+    if (ord < 0 or ord == math.inf) and empty_dim:   # a min or max over nothing: refused, as
+        raise RuntimeError(f"linalg.vector_norm: cannot compute the {ord} norm over an empty "
+                           "dimension because the operation does not have an identity (min "
+                           "and max of nothing are undefined).")   # torch; an empty result is fine
     return VectorNorm.apply(x, ord, dims, keepdim)
 
 
@@ -153,12 +156,12 @@ def logsumexp(input, dim, keepdim=False):
     from .select import where
     if not isinstance(input, Tensor):
         raise TypeError(f"logsumexp: expected a tensor, got {type(input).__name__}.")
-    if input._data.dtype.kind not in "fV":     # V: bfloat16 stays bfloat16
+    if input._data.dtype.kind not in "fVc":    # V: bfloat16 stays bfloat16
         input = input.float()
     dims = _dims(dim, input._data.ndim)   # () for a 0-d input: the same formula as torch's,
     if input._data.size == 0:               # so its second derivative is torch's too
         return input.exp().sum(dims, keepdim=keepdim).log()
-    m = input.detach().amax(dims, keepdim=True)
+    m = input.detach().real.amax(dims, keepdim=True)   # complex: shift by the real parts
     m = where(m.isinf(), 0.0, m)
     out = (input - m).exp().sum(dims, keepdim=True).log() + m
     return out if keepdim or not dims else out.squeeze(dims)
@@ -172,4 +175,7 @@ def cdist(x1, x2, p=2.0):
                            f"got {tuple(x1.shape)} and {tuple(x2.shape)}.")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}.")
+    if x1.is_complex() or x2.is_complex():
+        raise RuntimeError(f"cdist only supports floating-point dtypes, got {x1.dtype} and "
+                           f"{x2.dtype} (as torch). Use (x1 - x2).abs() for complex distances.")
     return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)

@@ -1,5 +1,7 @@
 """kron, tensordot and cartesian_prod, written with reshape, permute, broadcasting and matmul
 (so they differentiate through those ops)."""
+import math
+
 from ..tensor import Tensor, tensor_method
 from .join import stack
 
@@ -45,8 +47,9 @@ def tensordot(a, b, dims=2, out=None):
     k = 1
     for d in dims_a:
         k *= a.shape[d]
-    left = a.permute(free_a + dims_a).reshape(-1, k)
-    right = b.permute(dims_b + free_b).reshape(k, -1)
+    m = math.prod(a.shape[d] for d in free_a)      # (not -1: a size-0 dim leaves it open)
+    left = a.permute(free_a + dims_a).reshape(m, k)
+    right = b.permute(dims_b + free_b).reshape(k, math.prod(b.shape[d] for d in free_b))
     return (left @ right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 

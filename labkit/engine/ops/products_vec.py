@@ -75,7 +75,7 @@ def vdot(input, other):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            f"tensors")
-    return input.dot(other)
+    return input.conj().dot(other)
 
 
 def chain_matmul(*matrices):

@@ -11,6 +11,7 @@ from ..function import Function
 
 class Random(Function):
     random = True   # never merged with an identical-looking draw, never computed ahead
+    source = True   # takes no tensor input, by design
 
     @staticmethod
     def forward(ctx, kind, shape, np_dtype, generator, p=None):

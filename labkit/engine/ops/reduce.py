@@ -91,7 +91,7 @@ class Sum(Function):
         d = x._data
         if dims is None and d.dtype.kind == "f":   # x.sum(): no keywords to pass (0.5 us)
             return x.device.xp.asarray(d.sum())
-        if d.dtype.kind not in "fV":         # torch sums bool and every integer type in int64
+        if d.dtype.kind not in "fVc":        # torch sums bool and every integer type in int64
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="int64"))
         if d.dtype.kind == "V":              # bfloat16: accumulate in float32, as torch
             return x.device.xp.asarray(d.sum(axis=dims, keepdims=keepdim, dtype="float32")
@@ -127,7 +127,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        if x._data.dtype.kind not in "fV":
+        if x._data.dtype.kind not in "fVc":
             raise RuntimeError(f"mean(): input dtype must be floating point, got {x.dtype}. "
                                "Convert first: x.float().mean().")
         ctx.shape, ctx.dims, ctx.keepdim = x._data.shape, dims, keepdim
@@ -305,6 +305,11 @@ class _GatherAlong(Function):
         return _ScatterAlong.apply(grad, ctx.idx, ctx.shape, ctx.dim), None, None
 
 
+def _real_np(dt):
+    """A complex dtype's parts (a variance of complex numbers is real, as torch's)."""
+    return dt.type(0).real.dtype if dt.kind == "c" else dt
+
+
 def _var_backward(ctx, grad, x):
     """torch's var_backward: 2 / (n - correction) * grad * (x - mean). Over the whole tensor
     (no dim, or 0-d) with n <= correction it is grad * (nan where x equals the mean, else inf),
@@ -327,7 +332,7 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x._data.dtype.kind not in "fV":
+        if x._data.dtype.kind not in "fVc":
             raise RuntimeError(f"var(): input dtype must be floating point, got {x.dtype}.")
         ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
         dims = tuple(range(x._data.ndim)) if dims is None else dims
@@ -338,7 +343,7 @@ class Var(Function):
         ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
         with _dof_check("var", n, correction, x.device.xp):
             v = _opmath(x._data).var(axis=dims, ddof=correction, keepdims=keepdim)
-        return x.device.xp.asarray(v).astype(x._data.dtype, copy=False)
+        return x.device.xp.asarray(v).astype(_real_np(x._data.dtype), copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -394,7 +399,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, x, dims, correction, keepdim):
-        if x._data.dtype.kind not in "fV":
+        if x._data.dtype.kind not in "fVc":
             raise RuntimeError(f"std(): input dtype must be floating point, got {x.dtype}.")
         ctx.whole = dims is None or x._data.ndim == 0   # all of x: torch's backward differs
         dims = tuple(range(x._data.ndim)) if dims is None else dims
@@ -403,7 +408,7 @@ class Std(Function):
             n *= x._data.shape[d]
         with _dof_check("std", n, correction, x.device.xp):
             y = _opmath(x._data).std(axis=dims, ddof=correction, keepdims=keepdim)
-        y = x.device.xp.asarray(y).astype(x._data.dtype, copy=False)
+        y = x.device.xp.asarray(y).astype(_real_np(x._data.dtype), copy=False)
         ctx.save_for_backward(x, y)
         ctx.dims, ctx.keepdim, ctx.dof = dims, keepdim, float(n - correction)
         return y
@@ -434,7 +439,7 @@ def sum(x, dim=None, keepdim=False, dtype=None):
 
 def _float_only(name, x):
     """torch checks the dtype before the dims: the same error first."""
-    if x._data.dtype.kind not in "fV":    # V: bfloat16
+    if x._data.dtype.kind not in "fVc":    # V: bfloat16, c: complex
         words = ("std and var only support floating point and complex dtypes" if name != "mean"
                  else "could not infer output dtype. Input dtype must be either a floating "
                  f"point or complex dtype. Got: {scalar_type_name(x)}")      # torch's words

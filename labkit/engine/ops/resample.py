@@ -9,6 +9,7 @@ The matrices are built on the host from the geometry (a few hundred numbers) and
 the input's device.
 """
 import math
+import operator
 
 import numpy as np
 
@@ -24,13 +25,18 @@ class Separable(Function):
     @staticmethod
     def forward(ctx, x, mats):
         xp = x.device.xp
-        d = x._data
+        dtype = x._data.dtype
+        d = x._data.astype(xp.float32) if dtype.itemsize == 2 else x._data   # float16 and
+        local = not bool(xp.isfinite(d).all())      # bfloat16 accumulate in float32, as torch
         first = d.ndim - len(mats)
         for i, m in enumerate(mats):
             if m is None:
                 continue
-            m = xp.asarray(m.astype(d.dtype))
             axis = first + i
+            if local:
+                d = _local_product(xp, d, m, axis)
+                continue
+            m = xp.asarray(m.astype(d.dtype))
             if axis == d.ndim - 1:              # the last two dims: one (batched) matmul
                 d = xp.matmul(d, m.T)
             elif axis == d.ndim - 2:
@@ -38,11 +44,29 @@ class Separable(Function):
             else:
                 d = xp.moveaxis(xp.tensordot(d, m, axes=([axis], [1])), -1, axis)
         ctx.mats = mats
-        return xp.ascontiguousarray(d)
+        return xp.ascontiguousarray(d.astype(dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
         return _Transposed.apply(grad, tuple(None if m is None else m.T for m in ctx.mats)), None
+
+
+def _local_product(xp, d, m, axis):
+    """m applied along axis reading only the entries each row of m uses: an inf or nan input
+    reaches only the outputs whose window holds it, as in torch (in a matrix product, the zero
+    weights of every other output would turn it into 0 * inf = nan across the whole row)."""
+    nz = m != 0
+    k = max(int(nz.sum(1).max()) if m.size else 0, 1)
+    cols, w = np.full((m.shape[0], k), m.shape[1]), np.zeros((m.shape[0], k))
+    for r in range(m.shape[0]):         # unused slots read an appended zero, with weight 0
+        c = np.nonzero(nz[r])[0]
+        cols[r, :len(c)], w[r, :len(c)] = c, m[r, c]
+    ext = xp.concatenate([d, xp.zeros(d.shape[:axis] + (1,) + d.shape[axis + 1:], d.dtype)],
+                         axis)
+    g = xp.take(ext, xp.asarray(cols.reshape(-1)), axis=axis)
+    g = g.reshape(d.shape[:axis] + (m.shape[0], k) + d.shape[axis + 1:])
+    wt = xp.asarray(w.astype(d.dtype)).reshape((m.shape[0], k) + (1,) * (d.ndim - axis - 1))
+    return (g * wt).sum(axis + 1)
 
 
 class _Transposed(Separable):
@@ -202,7 +226,7 @@ def _spatial(name, input, k):
     if 0 in input.shape[-k - 1:]:                   # (C, spatial...) must not be empty
         raise RuntimeError(f"{name}: expected an input with non-zero sizes except the batch "
                            f"dim, got shape {tuple(input.shape)}.")
-    if input._data.dtype.kind != "f":
+    if not input.is_floating_point():
         raise RuntimeError(f'"{name}" not implemented for \'{input.dtype}\': convert the input '
                            "with .float().")
 
@@ -211,28 +235,44 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each kernel_size window (stride defaults to kernel_size). count_include_pad
     counts padded zeros in the mean; ceil_mode keeps a last, partial window."""
-    name = "avg_pool2d"
-    _spatial(name, input, 2)
-    kernel = pair(kernel_size, name, "kernel_size")
-    stride = kernel if stride is None or stride == [] else pair(stride, name, "stride")
-    padding = pair(padding, name, "padding")
+    return avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
+                    count_include_pad, divisor_override)
+
+
+def _ints(v, k, name, what):
+    """An int or k ints as a k-tuple (kernel_size=3 means 3 x 3)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return (v,) * k
+    if isinstance(v, (tuple, list)) and len(v) == k and all(isinstance(i, int) for i in v):
+        return tuple(v)
+    raise TypeError(f"{name}: {what} must be an int or a tuple of {k} ints, got {v!r}.")
+
+
+def avg_pool(name, k, input, kernel_size, stride=None, padding=0, ceil_mode=False,
+             count_include_pad=True, divisor_override=None):
+    """avg_pool{k}d: the window mean is separable (a box along each dim, its divisor a product
+    of per-dim counts), so it is one matrix per spatial dim."""
+    _spatial(name, input, k)
+    kernel = _ints(kernel_size, k, name, "kernel_size")
+    stride = kernel if stride is None or stride == [] else _ints(stride, k, name, "stride")
+    padding = _ints(padding, k, name, "padding")
     if min(kernel) <= 0 or min(stride) <= 0:
         raise RuntimeError(f"{name}: kernel size and stride should be greater than zero, got "
                            f"kernel_size={kernel}, stride={stride}.")
-    if any(p > k // 2 for p, k in zip(padding, kernel)):
+    if any(p > q // 2 for p, q in zip(padding, kernel)):
         raise RuntimeError(f"{name}: pad should be at most half of kernel size, but got "
                            f"padding={padding} and kernel_size={kernel}.")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError(f"{name}: divisor must be not zero.")
-    sizes = input.shape[-2:]
-    outs = [pool_out_size(n, k, s, p, 1, ceil_mode)
-            for n, k, s, p in zip(sizes, kernel, stride, padding)]
+    sizes = input.shape[-k:]
+    outs = [pool_out_size(n, q, s, p, 1, ceil_mode)
+            for n, q, s, p in zip(sizes, kernel, stride, padding)]
     if min(outs) <= 0:
         raise RuntimeError(f"{name}: given input size {tuple(input.shape)}, the calculated "
                            f"output size {tuple(outs)} is too small. Use a smaller kernel or "
                            "more padding.")
-    mats = [_avg_matrix(n, o, k, s, p, count_include_pad or divisor_override is not None)
-            for n, o, k, s, p in zip(sizes, outs, kernel, stride, padding)]
+    mats = [_avg_matrix(n, o, q, s, p, count_include_pad or divisor_override is not None)
+            for n, o, q, s, p in zip(sizes, outs, kernel, stride, padding)]
     if divisor_override is not None:
         mats = [(m > 0) * 1.0 for m in mats]
         mats[0] = mats[0] / divisor_override
@@ -253,20 +293,22 @@ def _output_size(name, output_size, k):
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output_size whatever the input size (windows of varying
     size, as torch: rows floor(i*H/oh) to ceil((i+1)*H/oh)). None keeps that dim's size."""
-    name = "adaptive_avg_pool2d"
-    _spatial(name, input, 2)
-    outs = _output_size(name, output_size, 2)
-    sizes = input.shape[-2:]
-    return AdaptiveAvgPool.apply(input, tuple(
-        _adaptive_matrix(n, n if o is None else o) for n, o in zip(sizes, outs)))
+    return adaptive_avg_pool("adaptive_avg_pool2d", 2, input, output_size)
 
 
 def adaptive_avg_pool1d(input, output_size):
-    name = "adaptive_avg_pool1d"
-    _spatial(name, input, 1)
-    (o,) = _output_size(name, output_size, 1)
-    n = input.shape[-1]
-    return AdaptiveAvgPool.apply(input, (_adaptive_matrix(n, n if o is None else o),))
+    return adaptive_avg_pool("adaptive_avg_pool1d", 1, input, output_size)
+
+
+def adaptive_avg_pool(name, k, input, output_size):
+    outs = _output_size(name, output_size, k)
+    if isinstance(input, Tensor) and input.ndim in (k + 1, k + 2) and \
+            input.is_floating_point() and all(
+                (n if o is None else o) == 1 for n, o in zip(input.shape[-k:], outs)):
+        return input.mean(tuple(range(-k, 0)), keepdim=True)   # torch's shortcut: a mean,
+    _spatial(name, input, k)                                    # nan over an empty dim
+    return AdaptiveAvgPool.apply(input, tuple(
+        _adaptive_matrix(n, n if o is None else o) for n, o in zip(input.shape[-k:], outs)))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -310,7 +352,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
-    if mode not in ("nearest", "nearest-exact") and input._data.dtype.kind != "f":
+    if mode not in ("nearest", "nearest-exact") and not input.is_floating_point():
         raise RuntimeError(f'"upsample_{mode}{k}d" not implemented for \'{input.dtype}\': '
                            "convert the input with .float().")
     sizes = input.shape[2:]
@@ -333,6 +375,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         outs = tuple(int(math.floor(n * s)) for n, s in zip(sizes, scales))
         if recompute_scale_factor:
             scales = (None,) * k
+    if mode == "area" and min(sizes) > 0 and min(outs) >= 0:    # adaptive_avg_pool: an
+        return adaptive_avg_pool(name, k, input, outs)               # empty output is fine
     if min(outs) <= 0 or min(sizes) <= 0:
         raise RuntimeError(f"{name}: input {tuple(sizes)} and output {outs} sizes should be "
                            "greater than 0.")
@@ -357,7 +401,16 @@ def pad(input, pad, mode="constant", value=None):
     'circular' (wrap around)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"pad: expected a tensor, got {type(input).__name__}.")
-    pad = tuple(pad)
+    amounts = []
+    for i, p in enumerate(pad):     # ints, or integer tensors of one element (as torch)
+        try:
+            amounts.append(operator.index(p) if not isinstance(p, bool) else None)
+        except TypeError:
+            amounts.append(None)
+        if amounts[-1] is None:
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but "
+                            f"found element of type {type(p).__name__} at pos {i}")
+    pad = tuple(amounts)
     if len(pad) % 2:
         raise RuntimeError(f"Padding length must be divisible by 2 (one amount per side), got "
                            f"pad={pad}.")
@@ -402,6 +455,6 @@ def pad(input, pad, mode="constant", value=None):
         inside = np.ones(())
         for m, n in zip(mats, sizes):
             inside = np.multiply.outer(inside, np.ones(n) if m is None else m.sum(1))
-        fill = input.device.xp.asarray(((1 - inside) * value).astype(input._data.dtype))
+        fill = input.device.xp.asarray(np.where(inside > 0, 0.0, value).astype(input._data.dtype))
         out = out + Tensor._make(fill, input.device)
     return out

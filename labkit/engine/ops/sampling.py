@@ -106,6 +106,8 @@ class Bernoulli(Function):
 @tensor_method("bernoulli")
 def bernoulli(input, p=None, *, generator=None):
     """0/1 samples, 1 with probability input (elementwise), or with probability p."""
+    from .complex_guard import refuse_complex
+    refuse_complex("bernoulli", input)
     if p is not None:       # torch: empty_like(input).bernoulli_(p)
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli: p must be in [0, 1], got {p}.")
@@ -152,6 +154,10 @@ def normal_(x, mean=0.0, std=1.0, *, generator=None):
     """Fill x in place with samples from N(mean, std**2)."""
     if std < 0:
         raise RuntimeError(f"normal_: std must be >= 0, got {std}.")
+    if x._data.dtype.kind == "c":     # as torch: the real view, each part variance std^2 / 2
+        from .complex import view_as_real
+        normal_(view_as_real(x), mean, std / 2 ** 0.5, generator=generator)
+        return x
     gen = _gen(generator)
     return _fill(x, "normal_", lambda s, c: _dist.normal(gen, s, x._data.dtype, mean, std, c))
 
@@ -161,6 +167,10 @@ def uniform_(x, a=0.0, b=1.0, *, generator=None):
     """Fill x in place with samples from U[a, b)."""
     if a > b:
         raise RuntimeError(f"uniform_: expects a <= b, but got a={a} and b={b}.")
+    if x._data.dtype.kind == "c":     # as torch: real and imaginary parts each U[a, b)
+        from .complex import view_as_real
+        uniform_(view_as_real(x), a, b, generator=generator)
+        return x
     gen = _gen(generator)
     return _fill(x, "uniform_", lambda s, c: _dist.uniform(gen, s, x._data.dtype, a, b))
 
@@ -229,15 +239,28 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 
 
+def _whole_range(x):
+    """The end of x.random_()'s [0, end): every integer a float holds exactly (2**mantissa
+    bits, inclusive), or 0..max of an integer dtype (bool: 0..1), as torch."""
+    d = x._data.dtype
+    if d.kind == "b":
+        return 2
+    if d.kind in "iu":
+        end = int(np.iinfo(d).max) + 1
+        return min(end, 2 ** 63 - 1)      # int64: its max itself left out (numpy's end)
+    bits = 8 if d.name == "bfloat16" else {2: 11, 4: 24, 8: 53}[d.itemsize]
+    return 2 ** bits + 1
+
+
 @tensor_method("random_")
 def random_(x, from_=0, to=None, *, generator=None):
     """Fill x in place with integers drawn uniformly from [from_, to) (x.random_(5): 0..4),
     as torch's docs do for class targets: torch.empty(3, dtype=torch.long).random_(5)."""
     if to is None:
-        if from_ == 0:
-            raise RuntimeError("random_: give an upper bound, e.g. x.random_(10) for 0..9 "
-                               "(labkit does not draw over the whole dtype range).")
-        from_, to = 0, from_
+        if from_ == 0:                    # x.random_(): torch's whole range of the dtype
+            from_, to = 0, _whole_range(x)
+        else:
+            from_, to = 0, from_
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
                            f">= to={to}.")

@@ -17,6 +17,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
                                "side of left while right was True")
         right = side == "right"
+    from .complex_guard import refuse_complex
+    refuse_complex("searchsorted", sorted_sequence)
     scalar = not isinstance(input, Tensor)
     values = _tensor(input, dtype=sorted_sequence.dtype, device=sorted_sequence.device) \
         if scalar else input
@@ -52,4 +54,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     xp = like.device.xp
     e = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
     t = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    if "c" in (e.dtype.kind, t.dtype.kind):
+        raise RuntimeError("Unsupported input type encountered for isin(): complex (as torch). "
+                           "Compare z.real and z.imag, or use (a[:, None] == b).any(-1).")
     return _wrap(xp.asarray(xp.isin(e, t, invert=invert)), like)

@@ -36,7 +36,7 @@ class Where(Function):
 
     @staticmethod
     def jvp(args, tangents, out):
-        (cond, a, b), (_, ta, tb) = args, tangents
+        cond, (_, ta, tb) = args[0], tangents
         if ta is None and tb is None:
             return None
         return rules.fit(where(cond, 0.0 if ta is None else ta, 0.0 if tb is None else tb), out)

@@ -7,6 +7,7 @@ in-place ops use both to record x.add_(1) on a view as a change of its base, as 
 """
 import weakref
 
+from ..formats import is_dense_in, memory_order
 from ..function import Function
 from ..grad_mode import mode
 from ..tensor import Tensor, tensor_method
@@ -33,6 +34,20 @@ def _as_view(out, base, op=None, args=()):
                 views = root._views = weakref.WeakSet()
             views.add(out)
     return out
+
+
+def watch_multi_output(out, label):
+    """out is one output of a multi-output view op (split, chunk, unbind): torch refuses to
+    change it in place while recording, and to use it after its base changed in place (the
+    base's in-place ops reach it through the root's live views)."""
+    out._multi_output = label
+    out._hist_v = out._vc[0]
+    root = out._base
+    if out._view_of is None and root is not None and (root.grad_fn is not None
+                                                     or not root._rg):  # (else: listed already)
+        if root._views is None:
+            root._views = weakref.WeakSet()
+        root._views.add(out)
 
 
 def _shape_arg(shape):
@@ -302,6 +317,9 @@ class Clone(Function):
     @staticmethod
     def forward(ctx, x, order="K"):
         d = x._data
+        if isinstance(order, tuple):      # a memory format's dim order (channels_last)
+            inverse = sorted(range(len(order)), key=order.__getitem__)
+            return x.device.xp.ascontiguousarray(d.transpose(order)).transpose(inverse)
         if order != "K" or d.flags.c_contiguous or d.size == 0:
             return d.copy(order=order)
         return dense_copy(x.device.xp, d, d.dtype)
@@ -414,11 +432,15 @@ def _H(x):
     return transpose(x, 0, 1) if x._data.ndim else transpose(x, 0, 0)
 
 
+def _conj(t):
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
 Tensor.mT = property(_mT, doc="Transpose of the last two dims.")
-Tensor.mH = property(lambda x: _mT(x, "mH"), doc="The conjugate transpose of the last two "
-                     "dims: mT, as labkit tensors are real.")
-Tensor.H = property(_H, doc="The conjugate transpose of a matrix: its transpose, as labkit "
-                    "tensors are real.")
+Tensor.mH = property(lambda x: _conj(_mT(x, "mH")), doc="The conjugate transpose of the last "
+                     "two dims (mT for real tensors).")
+Tensor.H = property(lambda x: _conj(_H(x)), doc="The conjugate transpose of a matrix (its "
+                    "transpose for real tensors).")
 
 
 @tensor_method("permute")
@@ -495,12 +517,18 @@ def ravel(x):
 
 
 @tensor_method("clone")
-def clone(x):
-    """A copy with its own memory; gradients flow through it."""
-    return Clone.apply(x, "K")
+def clone(x, *, memory_format=None):
+    """A copy with its own memory; gradients flow through it. It keeps x's memory order
+    (preserve_format) unless memory_format names another."""
+    return Clone.apply(x, memory_order(memory_format, x._data.shape, "clone"))
 
 
 @tensor_method("contiguous")
-def contiguous(x):
-    return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
+def contiguous(x, memory_format=None):
+    """x itself when its memory is already in row-major order (or memory_format's), else a
+    copy that is."""
+    order = memory_order(memory_format, x._data.shape, "contiguous")
+    if not isinstance(order, tuple):
+        return x if x._data.flags.c_contiguous else Clone.apply(x, "C")
+    return x if is_dense_in(x._data.shape, x.stride(), order) else Clone.apply(x, order)
 

@@ -3,7 +3,7 @@ tensor keeps its identity and memory and takes the new shape (target.unsqueeze_(
 char-RNN tutorial). On a tensor in a graph, the tensor's grad_fn becomes the view op's node,
 as torch records UnsqueezeBackward1; a leaf that requires grad refuses, as in torch."""
 from ..grad_mode import mode
-from ..tensor import tensor_method
+from ..tensor import Tensor, tensor_method
 
 
 def _reshape_in_place(name, x, view):
@@ -16,13 +16,22 @@ def _reshape_in_place(name, x, view):
         raise RuntimeError(f"{name}: a leaf tensor that requires grad is being changed in place. "
                            f"Use the out-of-place form (x = x.{name[:-1]}(...)), or do it under "
                            "`with labkit.no_grad():`.")
-    if x._base is not None:
-        raise RuntimeError(f"{name}: in-place reshaping of a view of a tensor that requires grad "
-                           f"is not supported by labkit; use x = x.{name[:-1]}(...) instead.")
-    out = view(x)
+    if x._base is None:
+        out = view(x)
+    else:       # x stays a view of its base, one view op further (as torch re-links it): a
+        out = view(_as_it_was(x))   # later write through x still reaches the base
+        x._view_of, x._hist_v = out._view_of, out._hist_v
     x._data, x.grad_fn, x._out_idx = out._data, out.grad_fn, out._out_idx
     x._bump_version()
     return x
+
+
+def _as_it_was(x):
+    """A second handle on view x as it is now (its memory, history and write-back recipe)."""
+    twin = Tensor._make(x._data, x.device, x._rg)
+    for attr in ("_base", "_vc", "_view_of", "grad_fn", "_out_idx", "_hist_v", "_no_grad_view"):
+        setattr(twin, attr, getattr(x, attr))
+    return twin
 
 
 @tensor_method("unsqueeze_")

@@ -6,6 +6,8 @@ Huber is beta (here delta) times it. Their gradients are torch's, clamp(d / beta
 and clamp(d, -delta, delta), written with Tensor ops (their own derivative is 1 / beta, or 1,
 strictly inside the band, 0 elsewhere).
 """
+import math
+
 from ..function import Function
 from .common import operands
 from .loss_reduction import mean_scale, reduce_array, reduce_tensor, vmap_loss
@@ -25,11 +27,13 @@ class SmoothL1Loss(Function):
     @classmethod
     def _slope(cls, d, beta):
         """d / beta (Huber: d) strictly inside the band, sign(d) (times delta) outside:
-        torch's slope, whose own derivative is 0 on the band's edge too."""
+        torch's slope, whose own derivative is 0 on the band's edge too; a nan difference
+        has a nan slope (torch's kernel: not sign(nan) = 0) whose derivative is 0."""
         inside = d.abs() < beta
+        outside = where(d.isnan(), math.nan, d.sign())
         if cls.huber:
-            return where(inside, d, d.sign() * beta)
-        return where(inside, d / beta, d.sign())
+            return where(inside, d, outside * beta)
+        return where(inside, d / beta, outside)
 
     @classmethod
     def forward(cls, ctx, x, t, reduction, beta):

@@ -4,6 +4,7 @@ names and gradients at 0), and logit, deg2rad/rad2deg, sinc, float_power, fmax/f
 heaviside, signbit, sgn (compositions of existing ops, so they differentiate)."""
 import math
 
+from .complex_guard import refuse_complex
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from . import rules
@@ -280,11 +281,13 @@ def entr(input):
 
 @tensor_method("deg2rad")
 def deg2rad(input):
+    refuse_complex("deg2rad", input, RuntimeError)
     return input * (math.pi / 180.0)
 
 
 @tensor_method("rad2deg")
 def rad2deg(input):
+    refuse_complex("rad2deg", input, RuntimeError)
     return input * (180.0 / math.pi)
 
 
@@ -298,9 +301,11 @@ def sinc(input):
 
 @tensor_method("float_power")
 def float_power(input, exponent):
-    from ..dtype import float64
-    base = input.to(float64) if isinstance(input, Tensor) else input
-    exp = exponent.to(float64) if isinstance(exponent, Tensor) else exponent
+    from ..dtype import complex128, float64
+    wide = complex128 if any(isinstance(t, Tensor) and t.is_complex() or type(t) is complex
+                             for t in (input, exponent)) else float64
+    base = input.to(wide) if isinstance(input, Tensor) else input
+    exp = exponent.to(wide) if isinstance(exponent, Tensor) else exponent
     if not isinstance(base, Tensor):
         from ..creation import tensor
         base = tensor(float(base), dtype=float64)
@@ -338,4 +343,7 @@ def signbit(input):
 
 @tensor_method("sgn")
 def sgn(input):
+    if input._data.dtype.kind == "c":
+        from .complex import complex_sgn
+        return complex_sgn(input)
     return input.sign()

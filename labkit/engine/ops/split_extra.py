@@ -42,6 +42,8 @@ def split_with_sizes(input, split_sizes, dim=0):
 @tensor_method("unique_consecutive")
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """The first of each run of equal consecutive elements (rows, slices along dim)."""
+    from .complex_guard import refuse_complex
+    refuse_complex("unique_consecutive", input)
     from ..tensor import Tensor
     xp = input.device.xp
 

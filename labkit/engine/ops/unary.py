@@ -11,6 +11,7 @@ from ..creation import zeros_like
 from .common import float_data, refuse_bool
 from .table import Numpy
 from . import rules
+from .complex import cj
 
 
 class Exp(Function):
@@ -29,12 +30,12 @@ class Exp(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad * y
+        return grad * cj(y)
 
     @staticmethod
     def backward_arrays(ctx, grad):
         (y,) = ctx.saved_arrays
-        return (grad * y,) if grad.dtype is y.dtype else NotImplemented
+        return (grad * y,) if grad.dtype is y.dtype and y.dtype.kind != "c" else NotImplemented
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -58,7 +59,7 @@ class Log(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad / x
+        return grad / cj(x)
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -84,7 +85,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        return grad / (2 * y)
+        return grad / (2 * cj(y))
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -107,7 +108,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * x.cos()
+        return grad * cj(x.cos())
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -130,7 +131,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return -grad * x.sin()
+        return -grad * cj(x.sin())
 
     @staticmethod
     def jvp(args, tangents, out):
@@ -171,13 +172,15 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if y._data.dtype.kind == "c":
+            return grad * cj(1 - y * y)
         return tanh_backward(grad, y)
 
     @staticmethod
     def backward_arrays(ctx, grad):
         """TanhBackward's formula on the arrays, in its order."""
         (y,) = ctx.saved_arrays
-        if grad.dtype is not y.dtype:
+        if grad.dtype is not y.dtype or y.dtype.kind == "c":
             return NotImplemented
         return (grad * (one(y) - y * y),)
 
@@ -249,14 +252,19 @@ class Sigmoid(Function):
     def forward(ctx, x):
         xp = x.device.xp
         d = float_data(x)
-        e = xp.exp(-xp.abs(d))                      # never overflows
-        y = xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
+        if d.dtype.kind == "c":                     # complex: no order, the plain formula
+            y = 1 / (1 + xp.exp(-d))
+        else:
+            e = xp.exp(-xp.abs(d))                  # never overflows
+            y = xp.where(d >= 0, 1 / (1 + e), e / (1 + e)).astype(d.dtype, copy=False)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
+        if y._data.dtype.kind == "c":
+            return grad * cj(y * (1 - y))
         return sigmoid_backward(grad, y)
 
     @staticmethod
@@ -371,7 +379,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad * x.sign()
+        return grad * (x.sgn() if x._data.dtype.kind == "c" else x.sign())
 
     @staticmethod
     def jvp(args, tangents, out):

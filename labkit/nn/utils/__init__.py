@@ -12,6 +12,15 @@ from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 __all__ += ["parametrizations", "parametrize", "remove_weight_norm", "weight_norm"]
 from . import prune  # noqa: E402
 __all__ += ["prune"]
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,  # noqa: E402
+                     fuse_linear_bn_weights)
+from .init_helpers import (convert_conv2d_weight_memory_format,  # noqa: E402
+                           convert_conv3d_weight_memory_format, skip_init)
+from ... import func as stateless  # noqa: E402  (stateless.functional_call)
+__all__ += ["remove_spectral_norm", "spectral_norm", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
+            "fuse_linear_bn_eval", "fuse_linear_bn_weights", "convert_conv2d_weight_memory_format",
+            "convert_conv3d_weight_memory_format", "skip_init", "stateless"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ...engine.unsupported import module_getattr  # noqa: E402

@@ -57,6 +57,8 @@ def _collate(batch, path):
                             "cannot become tensors; convert them to numbers in the Dataset.")
         _check_shapes(batch, path)
         return from_numpy(np.stack(batch))
+    if _foreign_array(elem):      # another library's tensor (torchvision's ToTensor gives
+        return _collate([_to_numpy(e) for e in batch], path)        # torch's): its values
     if isinstance(elem, np.generic) and elem.dtype.kind not in "OUSV":
         return as_tensor(np.array(batch))
     if isinstance(elem, float):
@@ -113,3 +115,17 @@ def default_convert(data):
     if isinstance(data, (tuple, list)):
         return [default_convert(d) for d in data]
     return data
+
+
+def _foreign_array(x):
+    """An array of another library (torch, jax, cupy ...): it has a shape, a dtype and
+    converts to numpy."""
+    return (hasattr(x, "__array__") or hasattr(x, "numpy")) and hasattr(x, "shape") and \
+        hasattr(x, "dtype") and not isinstance(x, (Tensor, np.ndarray, np.generic))
+
+
+def _to_numpy(x):
+    if hasattr(x, "detach") and hasattr(x, "numpy"):      # torch: no grad, on the host
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+

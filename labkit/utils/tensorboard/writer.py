@@ -20,6 +20,7 @@ except ImportError as e:                      # pragma: no cover - depends on th
                       "pip install tensorboard") from e
 
 from ...engine.tensor import Tensor
+from .image import png, to_hwc, to_uint8
 
 
 def _default_bins():
@@ -127,6 +128,15 @@ class SummaryWriter:
             bins = _default_bins()
         self._add(Summary(value=[Summary.Value(tag=tag, histo=_histogram(v, bins, max_bins))]),
                   global_step, walltime)
+
+    def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
+        """One image (PNG) for the IMAGES tab; floats are read as [0, 1], uint8 as is."""
+        arr = img_tensor.detach().cpu().numpy() if isinstance(img_tensor, Tensor) \
+            else np.asarray(img_tensor)
+        img = to_uint8(to_hwc(arr, dataformats))
+        image = Summary.Image(height=img.shape[0], width=img.shape[1], colorspace=img.shape[2],
+                              encoded_image_string=png(img))
+        self._add(Summary(value=[Summary.Value(tag=tag, image=image)]), global_step, walltime)
 
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(

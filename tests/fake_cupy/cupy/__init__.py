@@ -455,6 +455,14 @@ for _name in ("inv", "solve", "det", "slogdet", "cholesky", "eigh", "eigvalsh", 
     setattr(linalg, _name, staticmethod(_function(_plain(getattr(_np.linalg, _name)))))
 
 
+class fft:
+    """cupy.fft: numpy.fft's transforms on fake device arrays (labkit.fft's kernels)."""
+
+
+for _name in ("fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn"):
+    setattr(fft, _name, staticmethod(_function(getattr(_np.fft, _name))))
+
+
 def __getattr__(name):
     if name.startswith("__") or name in _MISSING or not hasattr(_np, name):
         raise AttributeError(f"module 'cupy' has no attribute '{name}' (fake cupy)")

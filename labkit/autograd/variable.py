@@ -1,0 +1,2 @@
+"""labkit.autograd.variable (torch.autograd.variable): where the deprecated Variable lives."""
+from ..legacy import Variable  # noqa: F401
