@@ -226,13 +226,19 @@ def test_item_tolist_and_python_conversions():
     assert complex(labkit.tensor(2.0)) == complex(torch.tensor(2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="Tensor.__float__ (tensor.py, the lead's) lets Python "
-                   "raise TypeError; torch raises RuntimeError (fix proposed in the report)")
-def test_float_of_complex_raises_torchs_error():
-    with pytest.raises(RuntimeError):
-        float(torch.tensor(1 + 2j))
-    with pytest.raises(RuntimeError, match="complex|double"):
-        float(labkit.tensor(1 + 2j))
+@pytest.mark.parametrize("value", [1 + 2j, 3j, 2.5 + 0j, complex(float("nan"), 0), -0j])
+@pytest.mark.parametrize("conv", [float, int])
+def test_python_number_of_a_complex_tensor_is_torchs(value, conv):
+    """torch converts a complex value with no imaginary part, and raises RuntimeError for
+    the rest (and for int() of a non-finite real part)."""
+    try:
+        want = conv(torch.tensor(value))
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="without overflow"):
+            conv(labkit.tensor(value))
+        return
+    got = conv(labkit.tensor(value))
+    assert type(got) is type(want) and (got == want or (got != got and want != want))
 
 
 def test_numpy_roundtrip_keeps_dtype():

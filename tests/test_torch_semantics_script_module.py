@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import labkit
-from tests.conftest import assert_close
+from conftest import assert_close
 
 torch = pytest.importorskip("torch")
 

@@ -4,6 +4,7 @@ Ops are attached as methods by the modules that define them, always with `tensor
 (`exp = tensor_method("exp")(unary_op(Exp))`, or as a decorator), so each op's forward,
 backward and Tensor method sit together in one file.
 """
+import math
 import weakref
 
 import numpy as np
@@ -314,7 +315,16 @@ class Tensor:
             raise ValueError(f"only one element tensors can be converted to Python scalars: "
                              f"{what}() got a tensor of shape {tuple(self.shape)}. Reduce it "
                              "first (e.g. .sum()), or index one element.")
-        return self.item()
+        v = self.item()
+        # torch converts a complex value with no imaginary part; the rest is an "overflow"
+        if type(v) is complex and what != "complex":
+            if v.imag != 0 or (what == "int" and not math.isfinite(v.real)):
+                ctype = "double" if what == "float" else "int64_t"
+                raise RuntimeError(f"value cannot be converted to type {ctype} without overflow: "
+                                   f"{what}() of the complex value {v}. Take .real or .abs() "
+                                   "first.")
+            return v.real
+        return v
 
     def __index__(self):
         if self._data.dtype.kind not in "iub":

@@ -21,7 +21,6 @@ from .rrelu import RReLU  # noqa: F401,E402
 from .multilabel_margin import MultiLabelMarginLoss  # noqa: F401,E402
 from .loss import NLLLoss2d  # noqa: F401,E402
 from .ctc_loss import CTCLoss  # noqa: F401,E402
-from .lazy_more import LazyConv3d, LazyConvTranspose1d  # noqa: F401,E402
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
@@ -40,7 +39,8 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
-                   LazyConvTranspose2d, LazyLinear, LazyModuleMixin)
+                   LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyLinear,
+                   LazyModuleMixin)
 from .uninitialized import UninitializedBuffer, UninitializedParameter
 
 __all__ = ["Module", "Parameter", "Buffer", "Linear", "Identity", "Conv2d", "MaxPool2d", "Flatten",

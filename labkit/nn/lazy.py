@@ -9,6 +9,8 @@ parameters stay the same objects when materialized (torch's rule; step skips the
 have no grad)."""
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv3d import Conv3d
+from .conv_transpose1d import ConvTranspose1d
 from .linear import Linear
 from .uninitialized import UninitializedBuffer, UninitializedParameter, is_lazy
 
@@ -155,6 +157,26 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
 
 class LazyConvTranspose2d(_LazyConvMixin, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv3d(_LazyConvMixin, Conv3d):
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvMixin, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
                  groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
