@@ -11,6 +11,14 @@ from collections import Counter
 from .optimizer import Optimizer
 
 
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
+    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
+    "epoch is different from None, the closed form is used instead of the new chainable form, "
+    "where available. Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose.")
+
+
 class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
         if not isinstance(optimizer, Optimizer):
@@ -45,14 +53,18 @@ class LRScheduler:
         """The new lr of every group at self.last_epoch."""
         raise NotImplementedError
 
-    def step(self):
+    def step(self, epoch=None):
+        """The next epoch's lr. The deprecated step(epoch) of older scripts jumps to that epoch
+        (the closed form where the schedule has one), with torch's deprecation warning."""
         if self._step_count == 1 and self.optimizer._step_count == 0:
             warnings.warn(
                 "lr_scheduler.step() was called before optimizer.step(): the schedule's first "
                 "learning rate is skipped. Call optimizer.step() first, then scheduler.step().",
                 UserWarning, stacklevel=2)
         self._step_count += 1
-        self._update_lr()
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
         """The next epoch's lr from get_lr, or, given an epoch, that epoch's lr from the closed
@@ -466,10 +478,14 @@ class ReduceLROnPlateau(LRScheduler):
         self._last_lr = self._current()
         self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
-    def step(self, metrics):
+    def step(self, metrics, epoch=None):
         current = float(metrics)
         self._step_count += 1
-        self.last_epoch += 1
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
         else:

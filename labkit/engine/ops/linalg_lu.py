@@ -11,17 +11,20 @@ written with Tensor ops (solve_triangular), so it differentiates again.
 lu_factor packs L (without its unit diagonal) and U into one matrix; lu_solve is
 solve_triangular twice after the row permutation.
 """
+import warnings
+
 import numpy as np
 
 from .. import return_types as _rt
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, tensor_method
 from .linalg_decomp import _matrix_input
 from .linalg_triangular import solve_triangular
 
 linalg_lu = _rt._structseq("linalg_lu", ["P", "L", "U"])
 linalg_lu_factor = _rt._structseq("linalg_lu_factor", ["LU", "pivots"])
 linalg_lu_factor_ex = _rt._structseq("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_lu_with_info = _rt._structseq("_lu_with_info", ["LU", "pivots", "info"])
 lu_unpack_result = _rt._structseq("lu_unpack", ["P", "L", "U"])
 
 
@@ -160,6 +163,24 @@ def lu_factor(A, *, pivot=True, out=None):
                            "the factorization, consider calling linalg.lu(A, pivot) or "
                            "linalg.lu_factor_ex(A, pivot)")
     return linalg_lu_factor(LU, piv)
+
+
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+    "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+    "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+    "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
+    "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+
+
+@tensor_method("lu")
+def lu_legacy(A, pivot=True, get_infos=False, out=None):
+    """torch.lu / Tensor.lu (deprecated; Glow-style flows still call Q.lu()): (LU, pivots), or
+    (LU, pivots, info) with get_infos=True, as torch.linalg.lu_factor(_ex) give them."""
+    warnings.warn(_LU_DEPRECATED, UserWarning, stacklevel=2)
+    if get_infos:
+        return _lu_with_info(*lu_factor_ex(A, pivot=pivot))
+    return tuple(lu_factor(A, pivot=pivot))
 
 
 def _perm_from_pivots(xp, piv, m):
