@@ -5,6 +5,7 @@ import numpy as np
 
 from . import dtype as _dt
 from .defaults import defaults
+from .formats import memory_order, preserve_format
 from .device import Device, cpu, meta_array, to_device_array
 from .hooks import current_tracer
 from .memory import names_the_size
@@ -236,24 +237,38 @@ def _like(input, dtype, device):
     return dtype or input.dtype, device or input.device
 
 
-def zeros_like(input, dtype=None, device=None, requires_grad=False):
-    return zeros(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
-                 requires_grad=requires_grad)
+def _in_format(t, memory_format, op):
+    """The *_like result in memory_format: channels_last (or contiguous_format) reorders the
+    memory as torch does; preserve_format (the default) keeps labkit's row-major layout."""
+    if memory_format is None or memory_format is preserve_format:
+        return t
+    memory_order(memory_format, t.shape, op)        # torch's error for a wrong rank or value
+    return t.contiguous(memory_format=memory_format)
 
 
-def ones_like(input, dtype=None, device=None, requires_grad=False):
-    return ones(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
-                requires_grad=requires_grad)
+def zeros_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _in_format(zeros(input.shape, dtype=_like(input, dtype, device)[0],
+                            device=_like(input, dtype, device)[1], requires_grad=requires_grad),
+                      memory_format, "zeros_like")
 
 
-def empty_like(input, dtype=None, device=None, requires_grad=False):
-    return empty(input.shape, dtype=_like(input, dtype, device)[0], device=_like(input, dtype, device)[1],
-                 requires_grad=requires_grad)
+def ones_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _in_format(ones(input.shape, dtype=_like(input, dtype, device)[0],
+                           device=_like(input, dtype, device)[1], requires_grad=requires_grad),
+                      memory_format, "ones_like")
 
 
-def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=_like(input, dtype, device)[0],
-                device=_like(input, dtype, device)[1], requires_grad=requires_grad)
+def empty_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _in_format(empty(input.shape, dtype=_like(input, dtype, device)[0],
+                            device=_like(input, dtype, device)[1], requires_grad=requires_grad),
+                      memory_format, "empty_like")
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _in_format(full(input.shape, fill_value, dtype=_like(input, dtype, device)[0],
+                           device=_like(input, dtype, device)[1], requires_grad=requires_grad),
+                      memory_format, "full_like")
 
 
 @names_the_size
@@ -401,6 +416,11 @@ def bernoulli_mask(shape, p, dtype, device, generator=None):
 
 
 def _traced(kind, shape, np_dtype, generator, device, requires_grad, p=None):
+    draw = getattr(current_tracer(), "random_draw", None)    # vmap's randomness= decides
+    if draw is not None:
+        t = draw(kind, shape, np_dtype, _gen(generator), requires_grad, p)
+        if t is not None:
+            return t
     from .ops.random import Random
     if device is not None and Device(device) is not cpu:
         raise RuntimeError("labkit.jit: random numbers drawn on a GPU inside a traced or "
@@ -439,11 +459,13 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False):
     return _finish(_dist.randperm(_gen(generator), n), dtype, device, requires_grad)
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False):
-    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _in_format(rand(input.shape, dtype=dtype or input.dtype,
+                           device=device or input.device, requires_grad=requires_grad),
+                      memory_format, "rand_like")
 
 
-def randn_like(input, dtype=None, device=None, requires_grad=False):
-    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _in_format(randn(input.shape, dtype=dtype or input.dtype,
+                            device=device or input.device, requires_grad=requires_grad),
+                      memory_format, "randn_like")

@@ -5,6 +5,7 @@ Ops are attached as methods by the modules that define them, always with `tensor
 backward and Tensor method sit together in one file.
 """
 import math
+import warnings
 import weakref
 
 import numpy as np
@@ -49,8 +50,10 @@ class Tensor:
         device = None
         if isinstance(data, Tensor):
             data, device = data._data, data.device
-        if not (isinstance(data, np.ndarray) or hasattr(data, "__array_namespace__")
-                or hasattr(data, "__cuda_array_interface__")):   # numpy, cupy: kept as they are
+        if isinstance(data, np.ndarray):
+            data = _legacy_array(data)
+        elif not (hasattr(data, "__array_namespace__")
+                  or hasattr(data, "__cuda_array_interface__")):   # cupy: kept as it is
             data = np.asarray(data, dtype=defaults.float)  # as torch.Tensor(...): default dtype
         self._data = data
         self.device = device or (cpu if isinstance(data, np.ndarray) else _device_of(data))
@@ -362,6 +365,19 @@ class Tensor:
 
 _new = object.__new__
 Tensor.__module__ = "labkit"   # type(t) prints <class 'labkit.Tensor'>, as torch's does
+
+
+def _legacy_array(a):
+    """torch.Tensor(ndarray) is in the default dtype, whatever the array's: shared when that is
+    already its dtype, else converted (a complex array loses its imaginary part, as in torch)."""
+    want = np.dtype(defaults.float)
+    if a.dtype == want:
+        return a
+    if a.dtype.kind == "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+        a = a.real
+    return a.astype(want)
 
 
 def _legacy_device(data, device):

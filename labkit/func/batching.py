@@ -9,6 +9,9 @@ on batched values cannot be batched: it is an error, not a silent wrong answer.
 """
 from ..engine.ops import rules, table
 from ..engine.ops.join import stack
+from ..engine.device import cpu
+from ..engine.grad_mode import no_grad
+from ..engine.ops.random import Random
 from ..engine.tensor import Tensor
 from . import _tree
 from ._level import Level, outputs_of, running, warn_once
@@ -17,12 +20,14 @@ from ._level import Level, outputs_of, running, warn_once
 class BatchTape(Level):
     """Records the ops that touch the mapped inputs, then replays them on the whole batch."""
 
-    def __init__(self, size):
+    def __init__(self, size, randomness="error"):
         super().__init__()
         self.size = size
+        self.randomness = randomness
         self.entries = []
         self.dep = set()      # ids of recorded tensors (and arrays) that depend on the inputs
         self.side = {}        # id(array) -> (array, op): arrays a forward kept for its backward
+        self.viewed = set()   # ids of batched tensors that views were taken of
 
     def depends(self, a):
         if isinstance(a, Tensor):
@@ -43,11 +48,10 @@ class BatchTape(Level):
         if not any(self.depends(a) for a in args):
             return
         if isinstance(result, Tensor) and args and result is args[0]:
-            raise RuntimeError(
-                f"labkit.func.vmap: the in-place op {getattr(cls, 'op_name', None) or cls.__name__} "
-                f"writes batched values into a tensor of shape {tuple(result.shape)}. Use the "
-                "out-of-place form (x = x + y instead of x += y) inside a vmapped function.")
+            self._check_in_place(cls, result)
         self.entries.append((cls, args, result))
+        if isinstance(result, Tensor) and result._base is not None:
+            self.viewed.add(id(result._base))
         for o in outputs_of(result):
             if isinstance(o, Tensor):
                 self.mark(o)
@@ -58,6 +62,44 @@ class BatchTape(Level):
             for name, value in vars(node).items():
                 if not name.startswith("_") or name in ("_saved", "_to_save"):
                     self._keep_side(value, cls, given)
+
+    def random_draw(self, kind, shape, np_dtype, generator, requires_grad, p):
+        """A random op (randn, rand, a dropout mask) called inside the function: an error, the
+        same draw for every example ('same', None: drawn as usual), or, as torch draws it, one
+        draw of (B, *shape) whose rows are the examples' values ('different')."""
+        if self.randomness == "error":
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+        if self.randomness == "same":
+            return None
+        arr = Random.forward(None, kind, (self.size,) + tuple(shape), np_dtype, generator, p)
+        batched = Tensor._make(arr, cpu)
+        example = Tensor._make(arr[0].copy(), cpu)
+        if requires_grad:
+            example.requires_grad_(True)
+        self.bind(example, batched)
+        self.mark(example)
+        return example
+
+    def _check_in_place(self, cls, target):
+        """An in-place op may write into a batched tensor (replay rebinds it to the batched
+        result, as torch updates it), not into an unbatched one, nor into a view of a batched
+        tensor or a tensor that has views: replay could not carry the write to the others."""
+        name = getattr(cls, 'op_name', None) or cls.__name__
+        if not self.depends(target):
+            raise RuntimeError(
+                f"labkit.func.vmap: the in-place op {name} writes batched values into a tensor "
+                f"of shape {tuple(target.shape)} that is not batched. Use the out-of-place form "
+                "(x = x + y instead of x += y), or make the tensor from a batched one "
+                "(x.new_zeros(...) instead of labkit.zeros(...)).")
+        if target._base is not None or id(target) in self.viewed:
+            raise RuntimeError(
+                f"labkit.func.vmap: the in-place op {name} writes into a batched tensor of shape "
+                f"{tuple(target.shape)} that shares memory with a view; vmap cannot carry the "
+                "write across the view. Use the out-of-place form (x = x + y) inside a vmapped "
+                "function.")
 
     def _keep_side(self, value, cls, given):
         """Arrays a forward computed and kept in its ctx: made from batched data, they hold
@@ -190,8 +232,14 @@ def _move_from_front(x, dim):
     return x.permute(*order)
 
 
-def vmap(func, in_dims=0, out_dims=0):
-    """func mapped over a dim of its inputs (torch.func.vmap): one batched call per op."""
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """func mapped over a dim of its inputs (torch.func.vmap): one batched call per op.
+    randomness says what a random op inside does: 'error', 'same' draw for all, 'different'.
+    chunk_size is accepted for torch's signature; the batch is always done in one go."""
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
     def wrapped(*args):
         with running:
             return impl(*args)
@@ -223,9 +271,11 @@ def vmap(func, in_dims=0, out_dims=0):
                                          f"the mapped dims have different sizes {sorted(sizes)} "
                                          f"(input shapes {list(sizes.values())}); they must agree."))
         size = next(iter(sizes))
-        tape = BatchTape(size)
+        tape = BatchTape(size, randomness)
         moved = [None if d is None else _move_to_front(x, d) for x, d in zip(leaves, leaf_dims)]
-        examples = [x if m is None else m[0] for x, m in zip(leaves, moved)]
+        # the function runs on a copy of example 0: an in-place op on a mapped input writes the
+        # whole batch back into the caller's tensor below, never example 0 twice
+        examples = [x if m is None else m[0].clone() for x, m in zip(leaves, moved)]
         for e, m in zip(examples, moved):
             if m is not None:
                 tape.bind(e, m)
@@ -233,6 +283,11 @@ def vmap(func, in_dims=0, out_dims=0):
         with tape:
             out = func(*rebuild(examples))
         tape.replay()
+        for e, m in zip(examples, moved):
+            v = None if m is None else tape.lookup(e)
+            if v is not None and v is not m:        # an in-place op changed a mapped input
+                with no_grad():
+                    m.copy_(v)
         o_leaves, o_rebuild = _tree.flatten(out)
         o_dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(o_leaves)
         results = []

@@ -24,7 +24,7 @@ import zipfile
 import numpy as np
 
 from .._io import Archive, LoadError, atomic_write
-from ..engine.device import Device, to_host
+from ..engine.device import Device, cpu, to_host
 from ..engine.function import Function
 from ..engine.tensor import Tensor
 from .calls import call_method, get_attr
@@ -425,7 +425,7 @@ def _graph(ar, doc, budget):
         if e["role"] == "param":
             name = f"params/{e['name']}.npy"
             expected.add(name)
-            ref = Tensor(_array(ar, name, e), requires_grad=e["requires_grad"] is True)
+            ref = Tensor._make(_array(ar, name, e), cpu, e["requires_grad"] is True)
         v = _value(e, e["role"], ref)
         graph.inputs.append(v)
         values[v.name] = v

@@ -27,6 +27,8 @@ ROOT = HERE.parents[1]
 
 # program -> the torch API it needs that labkit lacks (the first one it meets)
 LABKIT_LACKS = {
+    "tut4_func_whirlwind_ux_limitations": "vmap writing in place through a view of a batched "
+                                          "tensor (vec.new_zeros(n, n).diagonal().copy_(vec))",
     "tut3_deploy_seq2seq_torchscript": "jit.script of a module whose forward builds list "
                                        "literals (torch.zeros([0], device=self._device))",
 }
