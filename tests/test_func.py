@@ -320,8 +320,8 @@ def test_vmap_errors_name_the_problem():
         F.vmap(lambda a: a, in_dims=2)(labkit.zeros(3, 2))
     with pytest.raises(RuntimeError, match="scalar"):
         F.grad(lambda a: a * 2)(labkit.zeros(3))
-    with pytest.raises(RuntimeError, match="in-place"):
-        F.vmap(lambda a: a.add_(1))(labkit.zeros(3, 2))
+    with pytest.raises(RuntimeError, match="in-place"):   # a batched value into an unbatched a
+        F.vmap(lambda a, b: a.add_(b), in_dims=(None, 0))(labkit.zeros(2), labkit.zeros(3, 2))
 
 
 def test_an_op_without_rules_falls_back_with_one_warning():

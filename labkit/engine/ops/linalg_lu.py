@@ -173,11 +173,16 @@ _LU_DEPRECATED = (
     "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
 
 
+_lu_warned = False
+
+
 @tensor_method("lu")
 def lu_legacy(A, pivot=True, get_infos=False, out=None):
     """torch.lu / Tensor.lu (deprecated; Glow-style flows still call Q.lu()): (LU, pivots), or
     (LU, pivots, info) with get_infos=True, as torch.linalg.lu_factor(_ex) give them."""
-    warnings.warn(_LU_DEPRECATED, UserWarning, stacklevel=2)
+    if not _lu_warned:                      # torch warns once per process
+        globals()["_lu_warned"] = True
+        warnings.warn(_LU_DEPRECATED, UserWarning, stacklevel=2)
     if get_infos:
         return _lu_with_info(*lu_factor_ex(A, pivot=pivot))
     return tuple(lu_factor(A, pivot=pivot))
