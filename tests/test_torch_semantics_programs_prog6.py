@@ -250,3 +250,31 @@ def test_vmap_in_place_through_a_view_of_a_batched_tensor_is_refused():
         return x
     with pytest.raises(RuntimeError, match="shares memory with a view"):
         labkit.func.vmap(f)(labkit.zeros(3, 2))
+
+
+def test_vmap_new_factories_of_a_batched_tensor_are_batched():
+    """torch's advice in the UX-limitations page: make scratch tensors with x.new_zeros(...)
+    so that writing batched values into them works; labkit batches new_* of a batched x."""
+    def g(x):
+        y = x.new_ones(2)
+        y[1] = x.sum()
+        z = x.new_full((2,), 3.0)
+        z.add_(x)
+        return y * 2 + z
+    outs = []
+    for lib in (labkit, torch):
+        outs.append(lib.func.vmap(g)(lib.arange(6.0).reshape(3, 2)).numpy().copy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_vmap_new_zeros_then_a_write_through_a_view_is_refused_not_wrong():
+    """vec.new_zeros(n, n).diagonal().copy_(vec) works in torch; labkit's replay cannot carry a
+    write through a view yet, so it refuses rather than return zeros."""
+    def diag_embed(vec):
+        result = vec.new_zeros(vec.shape[0], vec.shape[0])
+        result.diagonal().copy_(vec)
+        return result
+    with pytest.raises(RuntimeError, match="shares memory with a view"), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labkit.func.vmap(diag_embed)(labkit.tensor([[0., 1, 2], [3., 4, 5]]))

@@ -63,6 +63,15 @@ class BatchTape(Level):
                 if not name.startswith("_") or name in ("_saved", "_to_save"):
                     self._keep_side(value, cls, given)
 
+    def batched_like(self, source, t):
+        """t = source.new_zeros(...) (new_ones, new_full, new_empty): batched when source is,
+        every example starting from t's values."""
+        if self.depends(source):
+            xp = t.device.xp
+            self.bind(t, Tensor._make(xp.broadcast_to(t._data, (self.size,) + t._data.shape).copy(),
+                                      t.device))
+            self.mark(t)
+
     def random_draw(self, kind, shape, np_dtype, generator, requires_grad, p):
         """A random op (randn, rand, a dropout mask) called inside the function: an error, the
         same draw for every example ('same', None: drawn as usual), or, as torch draws it, one
