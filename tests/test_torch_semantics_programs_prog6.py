@@ -278,3 +278,12 @@ def test_vmap_new_zeros_then_a_write_through_a_view_is_refused_not_wrong():
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
         labkit.func.vmap(diag_embed)(labkit.tensor([[0., 1, 2], [3., 4, 5]]))
+
+
+@pytest.mark.parametrize("name", ["float64", "bfloat16", "float16", "complex64"])
+def test_parameter_of_a_tensor_keeps_its_dtype(name):
+    """The legacy constructor's default dtype is for arrays and lists, never for a tensor a
+    Parameter wraps (a bfloat16 Llama's weights stayed bfloat16)."""
+    for lib in (labkit, torch):
+        p = lib.nn.Parameter(lib.zeros(2, dtype=getattr(lib, name)))
+        assert _dtype(p) == name, lib.__name__

@@ -48,9 +48,9 @@ class Tensor:
                 or type(data) is Size:           # legacy Tensor(2, 3): sizes, uninitialised
             data = np.empty(tuple(data) if type(data) is Size else (data,) + size, np.float32)
         device = None
-        if isinstance(data, Tensor):
+        if isinstance(data, Tensor):                     # Parameter(t): t's array as it is
             data, device = data._data, data.device
-        if isinstance(data, np.ndarray):
+        elif isinstance(data, np.ndarray):
             data = _legacy_array(data)
         elif not (hasattr(data, "__array_namespace__")
                   or hasattr(data, "__cuda_array_interface__")):   # cupy: kept as it is
