@@ -287,3 +287,11 @@ def test_parameter_of_a_tensor_keeps_its_dtype(name):
     for lib in (labkit, torch):
         p = lib.nn.Parameter(lib.zeros(2, dtype=getattr(lib, name)))
         assert _dtype(p) == name, lib.__name__
+
+
+@pytest.mark.parametrize("lib", [labkit, torch])
+def test_vmap_of_an_op_with_a_data_dependent_shape_is_torchs_error(lib):
+    with pytest.raises(RuntimeError, match="We do not support batching operators that can "
+                                           "output dynamic shape"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lib.func.vmap(lib.nonzero)(lib.tensor([[0, 1, 2], [0, 0, 3]]))

@@ -222,6 +222,15 @@ def _slice(a, flag, b):
 def _loop(cls, args, flags, size):
     """The fallback: the op once per example, results stacked."""
     outs = [cls.apply(*(_slice(a, f, b) for a, f in zip(args, flags))) for b in range(size)]
+    shapes = {tuple(o.shape) for out in outs for o in (out if isinstance(out, tuple) else (out,))
+              if isinstance(o, Tensor)}
+    if len(shapes) > 1 and not isinstance(outs[0], tuple):
+        name = getattr(cls, "op_name", None) or cls.__name__
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can output dynamic shape. "
+            f"Attempted to vmap over {name}: the examples gave shapes {sorted(shapes)}. Keep the "
+            "shape fixed inside the function (a mask with labkit.where instead of nonzero), or "
+            "loop over the examples outside vmap.")
     if isinstance(outs[0], tuple):
         return tuple(stack(list(col)) for col in zip(*outs))
     return stack(outs)
