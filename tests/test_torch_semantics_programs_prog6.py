@@ -295,3 +295,18 @@ def test_vmap_of_an_op_with_a_data_dependent_shape_is_torchs_error(lib):
                                            "output dynamic shape"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         lib.func.vmap(lib.nonzero)(lib.tensor([[0, 1, 2], [0, 0, 3]]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, n: lib.zeros(n, 3), lambda lib, n: lib.ones((n, 2)), lambda lib, n: lib.empty([1, n]),
+    lambda lib, n: lib.randn(n, 2), lambda lib, n: lib.nn.Embedding(n, 5).weight,
+    lambda lib, n: lib.nn.Linear(n, 5, bias=False).weight,
+])
+def test_a_one_element_integer_tensor_counts_as_a_size(make):
+    """LLMs-from-scratch: num_idx = max(idx) + 1 (a 0-d tensor), then nn.Embedding(num_idx, 5)."""
+    shapes = []
+    for lib in (labkit, torch):
+        n = max(lib.tensor([2, 3, 1])) + 1
+        shapes.append(tuple(make(lib, n).shape))
+        assert tuple(make(lib, lib.tensor([4])).shape) == shapes[-1]
+    assert shapes[0] == shapes[1]

@@ -34,8 +34,21 @@ def _size(size):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, np.integer)) or s < 0:
-            raise ValueError(f"size must be non-negative integers, got {tuple(size)}.")
+            return _size_of_tensors(size)
     return tuple(int(s) for s in size)
+
+
+def _size_of_tensors(size):
+    """A one-element integer tensor counts as an int in a size, as in torch (num_idx =
+    max(idx) + 1 is a 0-d tensor, then nn.Embedding(num_idx, 5))."""
+    out = []
+    for s in size:
+        if isinstance(s, Tensor) and s.numel() == 1 and s._data.dtype.kind in "iu":
+            s = int(s.item())
+        if not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"size must be non-negative integers, got {tuple(size)}.")
+        out.append(int(s))
+    return tuple(out)
 
 
 def _finish(arr, dtype, device, requires_grad):
