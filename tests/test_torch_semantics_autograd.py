@@ -341,3 +341,29 @@ def test_float32_erf_is_rounded_from_float64_so_ties_break_as_torch():
     xs = np.linspace(-4, 4, 4001, dtype=np.float32)
     exact = np.array([math.erf(float(v)) for v in xs], dtype=np.float64).astype(np.float32)
     assert np.array_equal(labkit.erf(labkit.tensor(xs)).numpy(), exact)
+
+
+@pytest.mark.parametrize("lambd", [0.5, 1.0])
+def test_softshrink_keeps_nan_as_torch(lambd):
+    """(torch's sign of a zero result depends on whether its vectorized or scalar kernel ran.)"""
+    vals = [float("nan"), -2.0, -lambd, -0.3, 0.0, 0.3, lambd, 2.0, float("inf"), -float("inf")]
+    got = labkit.nn.functional.softshrink(labkit.tensor(vals, dtype=labkit.float64), lambd)
+    want = torch.nn.functional.softshrink(torch.tensor(vals, dtype=torch.float64), lambd)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("pos_weight", [None, [2.0]])
+def test_bce_with_logits_at_infinite_logits_as_torch(pos_weight):
+    """torch's formula (1 - t) x - log sigmoid(x): x = inf with t = 0 is inf, not nan."""
+    x = [float("inf"), -float("inf"), float("inf"), -float("inf"), 3.0, -3.0]
+    t = [0.0, 1.0, 1.0, 0.0, 0.25, 1.0]
+    out = []
+    for lib in (labkit, torch):
+        pw = None if pos_weight is None else lib.tensor(pos_weight, dtype=lib.float64)
+        xs = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.binary_cross_entropy_with_logits(
+            xs, lib.tensor(t, dtype=lib.float64), reduction="none", pos_weight=pw)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), xs.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12)

@@ -941,6 +941,14 @@ def second_order_skipped(name, p, inputs):
     return name == "activation" and p["name"] == "prelu" and bool((inputs["x"] == 0).any())
 
 
+def torch_kernel_dependent(name, p, inputs):
+    """Gradients torch itself gives two ways, not compared: hardshrink/softshrink at nan pass
+    the gradient in torch's scalar kernel (a tail of 1-7 elements) and give 0 in its vectorized
+    one (blocks of 8 doubles); labkit passes it, as the scalar kernel and the formula do."""
+    return name == "activation" and p["name"] in ("hardshrink", "softshrink") and \
+        bool(np.isnan(inputs["x"]).any())
+
+
 def open_bug(name, p, inputs, dtype):
     """A known labkit bug not fixed yet, not compared until it is (keep this short): the
     gradient of a vector norm at about 1e-6 in float16/bfloat16 (pairwise_distance's eps when
