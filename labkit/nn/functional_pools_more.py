@@ -17,6 +17,11 @@ from ..engine.grad_mode import no_grad
 from ..engine.tensor import Tensor
 
 
+def _scalar_name(dtype):
+    from ..engine.dtype import scalar_type_name, to_np
+    return scalar_type_name(to_np(dtype))
+
+
 def _dims(v, k, name, what):
     if isinstance(v, (tuple, list)):
         if len(v) == 1:
@@ -113,6 +118,9 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {list(input.shape).index(0)} being empty")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_max_pool3d_cpu" not implemented for '
+                                  f"'{_scalar_name(input.dtype)}'")
     sizes = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
     if len(sizes) != 3:
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be 3")
@@ -156,13 +164,20 @@ def _fractional(name, k, input, kernel_size, output_size, output_ratio, _random_
     if output_size is None and output_ratio is None:
         raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
     if output_size is None:
-        if k == 2 and isinstance(output_ratio, (tuple, list)) and len(output_ratio) > 2:
+        if k == 2 and not hasattr(output_ratio, "__len__"):      # torch's F takes len()
+            raise TypeError(f"object of type '{type(output_ratio).__name__}' has no len()")
+        if k == 2 and len(output_ratio) > 2:
             raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple "
                              f"of Ints.")
         ratio = tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else \
             (output_ratio,) * k
-        ratio = ratio * k if len(ratio) == 1 else ratio
+        if len(ratio) < k:       # torch's _pair/_triple keep a sequence as it is
+            raise IndexError("tuple index out of range")
         output_size = [int(input.size(-k + i) * ratio[i]) for i in range(k)]
+    if input.dim() < k + 1 and _random_samples is None:
+        d = input.dim()
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], "
+                         f"but got {-k - 1})")
     if input.dim() not in (k + 1, k + 2):
         raise RuntimeError(f"{name}(): Expected {k + 1}D or {k + 2}D tensor, but got: "
                            f"{list(input.shape)}")
@@ -175,7 +190,7 @@ def _fractional(name, k, input, kernel_size, output_size, output_ratio, _random_
     sizes = tuple(input.shape[-k:])
     what = ("time", "height", "width")[3 - k:]
     for p, o, n, w in zip(pool, outs, sizes, what):
-        if o + p - 1 > n:
+        if o + p - 1 > n or k == 3 and o + p - 1 == n:     # ATen's checks: <= 2-D, < 3-D
             raise RuntimeError(f"{name}_out(): pool {w} {p} too large relative to input {w} "
                                f"{n}")
     if 0 in input.shape[-k - 1:] or input.dim() == k + 2 and input.shape[0] == 0:
