@@ -16,6 +16,8 @@ from ..tensor import Tensor, tensor_method
 @tensor_method("adjoint")
 def adjoint(x):
     """The conjugate transpose of the last two dims (a view): x.transpose(-2, -1).conj()."""
+    if x.dim() == 0:
+        return x.view(())
     if x.dim() < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of "
                            f"matrices. Got {x.dim()}-D tensor.")
@@ -140,23 +142,28 @@ def _index_reduce_args(x, dim, index, source, reduce):
     if reduce not in _INDEX_REDUCE:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
-    if not isinstance(index, Tensor) or index.dtype.is_floating_point or index.dim() > 1:
+    if not isinstance(index, Tensor) or index.dim() > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index.dtype.is_floating_point or index.dtype.is_complex or \
+            str(index.dtype).split(".")[-1] not in ("int32", "int64"):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{str(index.dtype).split('.')[-1].capitalize()}")
     nd = max(x.dim(), 1)
     if not -nd <= dim < nd:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, "
                          f"{nd - 1}], but got {dim})")
     dim %= nd
+    if source.dim() != x.dim():
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x.shape)} "
+                           f"source.shape = {list(source.shape)}")
     if x.dim() == 0:
-        return dim, index.reshape(1).expand(source.reshape(1).shape)
-    if source.dim() != x.dim() and not (source.dim() == 0 and x.dim() == 1):
-        raise IndexError("index_reduce_(): Source/destination tensor must have same "
-                         "slice shapes.")
+        return dim, index.reshape(1)
     n = index.numel()
-    src_n = source.shape[dim] if source.dim() else 1
+    src_n = source.shape[dim]
     if n != src_n:
-        raise IndexError(f"index_reduce_(): Number of indices ({n}) should be equal to "
-                         f"source.size(dim) ({src_n})")
+        raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({src_n}), for dim: {dim}")
     shape = [1] * x.dim()
     shape[dim] = n
     return dim, index.reshape(shape).expand(*source.shape)
