@@ -262,17 +262,42 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 def native_dropout(input, p, train):
     """(output, mask): the kept elements scaled by 1/(1-p) and the bool mask of what was kept
-    (the same draw as torch.dropout's); train=None trains, as in torch; not training, (a copy,
-    all True)."""
+    (the same draw as torch.dropout's); not training, (a copy, all True). train=None trains,
+    as in torch, whose gradient then leaves out the 1/(1-p) scale (torch's derivative
+    formula scales by 1 unless train is given as True): labkit's does the same."""
     from .engine.creation import ones_like
-    if not _train(train) or p == 0:
+    if train is not None and not train or p == 0:
         return input.clone(), ones_like(input, dtype=_bool())
     if p == 1:
         from .engine.creation import zeros_like
         return input * 0, zeros_like(input, dtype=_bool())
     from .nn.functional import _keep_mask
-    mask = _keep_mask(input, input.shape, p)
-    return input * mask, mask != 0
+    scaled = _keep_mask(input, input.shape, p)
+    mask = scaled != 0
+    if train is None:
+        return _ScaledDropout.apply(input, scaled, mask.to(input.dtype)), mask
+    return input * scaled, mask
+
+
+def _scaled_dropout():
+    from .engine.function import Function
+
+    class NativeDropout(Function):
+        node_name = "NativeDropoutBackward0"
+
+        @staticmethod
+        def forward(ctx, x, scaled, mask):
+            ctx.save_for_backward(mask)
+            return x._data * scaled._data
+
+        @staticmethod
+        def backward(ctx, grad):
+            (mask,) = ctx.saved_tensors
+            return grad * mask, None, None
+    return NativeDropout
+
+
+_ScaledDropout = _scaled_dropout()
 
 
 def _bool():
@@ -323,11 +348,22 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         raise RuntimeError(f"Expected input to have {N * C * HxW} elements (N * C * HxW = "
                            f"{N} * {C} * {HxW}), but got {input.numel()}")
     out = F.group_norm(input, group, weight, bias, eps)
-    mean, rstd = _stats(input.reshape(N, group, -1), (2,), eps, keepdim=False)
-    return out, mean, rstd
+    g = input.reshape(N, group, -1)             # torch's mean and rstd are differentiable here
+    mean = g.mean(2)
+    return out, mean, (g.var(2, correction=0) + eps).rsqrt()
 
 
 # --- norms, index_reduce, lu_solve ----------------------------------------------------------
+
+_WARNED = set()
+
+
+def _warn_once(name, message):
+    """torch's TORCH_WARN_ONCE: the first call in the process warns."""
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
 
 def frobenius_norm(input, dim, keepdim=False):
     """sqrt of the sum of squares over dim (one or two dims): linalg.vector_norm(input, 2,
@@ -336,26 +372,22 @@ def frobenius_norm(input, dim, keepdim=False):
     if len(dims) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions "
                            f"instead.")
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
+    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     from . import linalg
     return linalg.vector_norm(input, 2, dims, keepdim)
 
 
 def nuclear_norm(input, dim=None, keepdim=False):
-    """The sum of the singular values (over the last two dims, or dim): linalg.matrix_norm(
-    input, 'nuc', dim, keepdim), torch's deprecated name for it (it warns, as torch does)."""
+    """The sum of the singular values (of each matrix in the last two dims, or in dim):
+    linalg.matrix_norm(input, 'nuc', dim, keepdim), torch's deprecated name for it (it warns
+    once, as torch does)."""
     if isinstance(dim, bool):           # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
-    if dim is None and input.dim() != 2:
-        raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "
-                           f"{input.dim()} dimension{'s' if input.dim() != 1 else ''} instead.")
+    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     from . import linalg
     return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
 
