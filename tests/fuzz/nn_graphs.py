@@ -937,8 +937,15 @@ SECOND_ORDER_TORCH_NAN = ("normalize",)
 def second_order_skipped(name, p, inputs):
     """Second derivatives not compared, each with its reason: prelu at exactly x = 0, where
     torch's double backward counts 0 as positive (its derivatives.yaml masks self >= 0) but
-    its backward as negative (x > 0); labkit differentiates its backward as written."""
-    return name == "activation" and p["name"] == "prelu" and bool((inputs["x"] == 0).any())
+    its backward as negative (x > 0); labkit differentiates its backward as written. And
+    softplus at exactly beta * x = threshold, where torch's backward takes the log1p branch
+    (gradient sigmoid(beta x)) but its double backward the linear one (0)."""
+    if name != "activation":
+        return False
+    x = inputs["x"]
+    if p["name"] == "softplus":
+        return bool((x * p["beta"] == p["threshold"]).any())
+    return p["name"] == "prelu" and bool((x == 0).any())
 
 
 def torch_kernel_dependent(name, p, inputs):
