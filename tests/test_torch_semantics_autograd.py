@@ -443,3 +443,16 @@ def test_grid_sample_gradient_on_the_border_is_torchs(padding_mode, align_corner
         out.append((y.detach().numpy(), X.grad.numpy(), G.grad.numpy()))
     for got, want in zip(*out):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("inplace", [True, False])
+def test_index_add_keeps_negative_zeros_as_torch(inplace):
+    """torch adds into the input, so -0.0 stays -0.0 where nothing (or -0.0) is added."""
+    got = []
+    for lib in (labkit, torch):
+        v = lib.full((3, 2), -0.0, dtype=lib.float64, requires_grad=True).clone()
+        src = lib.tensor([[-0.0, 1.0], [-0.0, -0.0]], dtype=lib.float64)
+        i = lib.tensor([0, 0])
+        out = v.index_add_(0, i, src) if inplace else v.index_add(0, i, src)
+        got.append(np.signbit(out.detach().numpy()))
+    np.testing.assert_array_equal(got[0], got[1])
