@@ -456,3 +456,30 @@ def test_index_add_keeps_negative_zeros_as_torch(inplace):
         out = v.index_add_(0, i, src) if inplace else v.index_add(0, i, src)
         got.append(np.signbit(out.detach().numpy()))
     np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_second_derivative_through_the_mean_of_an_empty_tensor_is_torchs():
+    """torch's mean backward expands, then divides by n: for n = 0 the second derivative is
+    0 (a sum over nothing), not 0 * inf."""
+    out = []
+    for lib in (labkit, torch):
+        y = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        x = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        h = y.clone()
+        h.mul_(x.mean())
+        gy, gx = lib.autograd.grad(h, [y, x], create_graph=True)
+        total = (gy * 1.3).sum() + gx.sum()
+        out.append(lib.autograd.grad(total, [y, x], allow_unused=True)[0].item())
+    assert out[0] == out[1] == 0.0
+
+
+def test_hardtanh_gradient_at_nan_in_torchs_two_kernels():
+    """Documents the torch artifact the fuzzer skips: 3 elements (scalar kernel) pass the
+    gradient at nan, 8 (vectorized) give 0; labkit passes it, as the scalar kernel."""
+    for n, want in ((3, 1.0), (8, 0.0)):
+        x = torch.full((n,), float("nan"), dtype=torch.float64, requires_grad=True)
+        torch.nn.functional.hardtanh(x).sum().backward()
+        assert x.grad[0].item() == want
+    x = labkit.full((8,), float("nan"), dtype=labkit.float64, requires_grad=True)
+    labkit.nn.functional.hardtanh(x).sum().backward()
+    assert x.grad[0].item() == 1.0
