@@ -126,6 +126,10 @@ def skipped(name, p, a, b, second=False):
         return True     # every target ignored: the nan loss times torch's masked zeros (report)
     if name == "xlogy":        # gradient nan at x = 0 (0 * log 0 in a where): special_math.py
         return True
+    if name == "group_norm" and a.dtype != torch.float64 and a.dim() > 1 and \
+            a.numel() // max(a.shape[0] * p[0], 1) == 1:
+        return True     # one element per group: the exact gradient is 0, and torch's float32
+        #                 rounding noise comes out times 1 / sqrt(eps) = 316 (3e-5 off 0)
     if name in ("cross_entropy", "nll_loss") and (a.dim() == 0 or 0 in a.shape[:2]):
         return True     # (and no classes, every target ignored: torch accepts, labkit refuses)
     if name == "conv1d" and (a.dim() < 2 or 0 in a.shape):
