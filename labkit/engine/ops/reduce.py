@@ -149,9 +149,10 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # torch's order, expand then divide: with n = 0 the division by 0 meets an empty
-        # tensor, so a second derivative through it is 0, not 0 * inf
-        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n, None, None
+        if not ctx.n:   # torch's order, expand then divide: the division by 0 meets an
+            #             empty tensor, so a second derivative through it is 0, not 0 * inf
+            return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / 0, None, None
+        return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
     @staticmethod
     def backward_arrays(ctx, grad):
