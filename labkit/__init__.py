@@ -127,6 +127,7 @@ from .engine.ops.igamma import igamma, igammac  # noqa: F401,E402
 from .engine.ops.detach import detach_  # noqa: F401,E402
 from ._torch_functions import *  # noqa: F401,F403,E402  (torch.multiply, torch.acosh, torch.mv ...)
 from ._torch_nn_functions import *  # noqa: F401,F403,E402  (torch.layer_norm, torch.dropout ...)
+from ._torch_more import *  # noqa: F401,F403,E402  (the *_copy ops, native_*, empty_strided ...)
 from ._compile import compile  # noqa: F401,E402  (runs eagerly: see labkit/_compile.py)
 from . import backends  # noqa: F401,E402  (labkit.distributions loads on first use)
 from ._runtime import (are_deterministic_algorithms_enabled, get_num_interop_threads,  # noqa

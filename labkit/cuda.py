@@ -139,6 +139,9 @@ def empty_cache():
         _device._cupy.get_default_pinned_memory_pool().free_all_blocks()
 
 
+from .engine.memory import OutOfMemoryError  # noqa: E402  (torch.cuda.OutOfMemoryError too)
+
+
 class AcceleratorError(RuntimeError):
     """torch.AcceleratorError: an error the GPU reported; error_code is CUDA's number for it."""
 
@@ -202,7 +205,7 @@ class Event:
         return f"<labkit.cuda.Event enable_timing={self.enable_timing} recorded={self._recorded}>"
 
 
-__all__ = ["AcceleratorError", "Event", "current_device", "device_count", "empty_cache",
+__all__ = ["AcceleratorError", "OutOfMemoryError", "Event", "current_device", "device_count", "empty_cache",
            "get_device_name", "is_available", "manual_seed", "manual_seed_all", "memory_allocated",
            "memory_reserved", "synchronize"]
 

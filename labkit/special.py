@@ -2,6 +2,7 @@
 (expit is sigmoid, gammaln is lgamma, psi is digamma ...) and a few more built from them."""
 import math
 
+from .engine.ops.bessel import i0, i1  # noqa: F401
 from .engine.ops.erf import erf
 from .engine.ops.gamma import digamma, erfc, erfinv, lgamma as gammaln, mvlgamma, polygamma
 from .engine.ops.igamma import igamma as gammainc, igammac as gammaincc  # noqa: F401

@@ -341,3 +341,145 @@ def test_float32_erf_is_rounded_from_float64_so_ties_break_as_torch():
     xs = np.linspace(-4, 4, 4001, dtype=np.float32)
     exact = np.array([math.erf(float(v)) for v in xs], dtype=np.float64).astype(np.float32)
     assert np.array_equal(labkit.erf(labkit.tensor(xs)).numpy(), exact)
+
+
+@pytest.mark.parametrize("lambd", [0.5, 1.0])
+def test_softshrink_keeps_nan_as_torch(lambd):
+    """(torch's sign of a zero result depends on whether its vectorized or scalar kernel ran.)"""
+    vals = [float("nan"), -2.0, -lambd, -0.3, 0.0, 0.3, lambd, 2.0, float("inf"), -float("inf")]
+    got = labkit.nn.functional.softshrink(labkit.tensor(vals, dtype=labkit.float64), lambd)
+    want = torch.nn.functional.softshrink(torch.tensor(vals, dtype=torch.float64), lambd)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("pos_weight", [None, [2.0]])
+def test_bce_with_logits_at_infinite_logits_as_torch(pos_weight):
+    """torch's formula (1 - t) x - log sigmoid(x): x = inf with t = 0 is inf, not nan."""
+    x = [float("inf"), -float("inf"), float("inf"), -float("inf"), 3.0, -3.0]
+    t = [0.0, 1.0, 1.0, 0.0, 0.25, 1.0]
+    out = []
+    for lib in (labkit, torch):
+        pw = None if pos_weight is None else lib.tensor(pos_weight, dtype=lib.float64)
+        xs = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.binary_cross_entropy_with_logits(
+            xs, lib.tensor(t, dtype=lib.float64), reduction="none", pos_weight=pw)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), xs.grad.numpy()))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("xs,ys", [((0, 0), (0, 1)), ((2, 3), (2, 1)), ((2, 1), (2, 3)),
+                                   ((2, 0), (2, 1)), ((1, 3), (1, 3))])
+def test_tensordot_broadcasts_a_size_one_contracted_dim_as_torch(xs, ys):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(xs), rng.standard_normal(ys)
+    out = []
+    for lib in (labkit, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b, requires_grad=True)
+        r = lib.tensordot(x, y, dims=([1], [1]))
+        r.sum().backward()
+        out.append((r.detach().numpy(), x.grad.numpy(), y.grad.numpy()))
+    for got, want in zip(*out):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_tensordot_refuses_unequal_contracted_dims_as_torch():
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match="contracted dimensions need to match"):
+            lib.tensordot(lib.ones(2, 3), lib.ones(2, 4), dims=([1], [1]))
+
+
+@pytest.mark.parametrize("shape,padding", [((1, 1, 1, 1, 1), 1), ((2, 1, 1, 3, 3), 0),
+                                           ((0, 1, 1, 1, 1), 1)])
+def test_avg_pool3d_refuses_an_input_smaller_than_the_window_as_torch(shape, padding):
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match=r"input image \(T: 1 H: \d W: \d\) smaller than"):
+            lib.nn.functional.avg_pool3d(lib.zeros(shape), 2, padding=padding)
+
+
+def test_cross_entropy_with_no_classes_in_a_3d_input_raises_torchs_error_type():
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match="size mismatch"):
+            lib.nn.functional.cross_entropy(lib.zeros(1, 0, 1), lib.zeros(1, 1, dtype=lib.long))
+
+
+@pytest.mark.parametrize("batch", [0, 1])
+def test_fold_refuses_an_output_smaller_than_the_kernel_as_torch(batch):
+    for lib in (labkit, torch):
+        with pytest.raises(RuntimeError, match=r"sliding blocks as \(-1, -1\), which is too small"):
+            lib.nn.functional.fold(lib.zeros(batch, 9, 1), (1, 1), 3)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_with_no_rows_and_no_classes_as_torch(reduction):
+    out = []
+    for lib in (labkit, torch):
+        x = lib.zeros(0, 0, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.cross_entropy(x, lib.zeros(0, dtype=lib.long),
+                                               reduction=reduction)
+        loss.sum().backward()
+        out.append((loss.detach().numpy(), tuple(x.grad.shape)))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1]
+
+
+@pytest.mark.parametrize("padding_mode", ["border", "reflection", "zeros"])
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_grid_sample_gradient_on_the_border_is_torchs(padding_mode, align_corners):
+    """torch clips a coordinate with the gradient passing strictly inside only: a grid point
+    that lands exactly on the first or last pixel (or is clipped to it) gets 0."""
+    x = np.array([[[[1.0, 2.0, 4.0, -2.0], [3.0, -1.0, 0.5, 2.5]]]])
+    edge = 0.75 if not align_corners else 1.0   # maps exactly onto the last pixel's centre
+    g = np.array([[[[-1.0, -1.0], [1.0, 1.0], [edge, 0.3], [-edge, -0.2], [0.2, 0.1],
+                    [1.5, -1.7]]]])
+    out = []
+    for lib in (labkit, torch):
+        X, G = lib.tensor(x, requires_grad=True), lib.tensor(g, requires_grad=True)
+        y = lib.nn.functional.grid_sample(X, G, padding_mode=padding_mode,
+                                          align_corners=align_corners)
+        (y * lib.arange(1.0, 7.0, dtype=lib.float64)).sum().backward()
+        out.append((y.detach().numpy(), X.grad.numpy(), G.grad.numpy()))
+    for got, want in zip(*out):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("inplace", [True, False])
+def test_index_add_keeps_negative_zeros_as_torch(inplace):
+    """torch adds into the input, so -0.0 stays -0.0 where nothing (or -0.0) is added."""
+    got = []
+    for lib in (labkit, torch):
+        v = lib.full((3, 2), -0.0, dtype=lib.float64, requires_grad=True).clone()
+        src = lib.tensor([[-0.0, 1.0], [-0.0, -0.0]], dtype=lib.float64)
+        i = lib.tensor([0, 0])
+        out = v.index_add_(0, i, src) if inplace else v.index_add(0, i, src)
+        got.append(np.signbit(out.detach().numpy()))
+    np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_second_derivative_through_the_mean_of_an_empty_tensor_is_torchs():
+    """torch's mean backward expands, then divides by n: for n = 0 the second derivative is
+    0 (a sum over nothing), not 0 * inf."""
+    out = []
+    for lib in (labkit, torch):
+        y = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+        x = lib.zeros(0, dtype=lib.float64, requires_grad=True)
+        h = y.clone()
+        h.mul_(x.mean())
+        gy, gx = lib.autograd.grad(h, [y, x], create_graph=True)
+        total = (gy * 1.3).sum() + gx.sum()
+        out.append(lib.autograd.grad(total, [y, x], allow_unused=True)[0].item())
+    assert out[0] == out[1] == 0.0
+
+
+def test_hardtanh_gradient_at_nan_in_torchs_two_kernels():
+    """Documents the torch artifact the fuzzer skips: 3 elements (scalar kernel) pass the
+    gradient at nan, 8 (vectorized) give 0; labkit passes it, as the scalar kernel."""
+    for n, want in ((3, 1.0), (8, 0.0)):
+        x = torch.full((n,), float("nan"), dtype=torch.float64, requires_grad=True)
+        torch.nn.functional.hardtanh(x).sum().backward()
+        assert x.grad[0].item() == want
+    x = labkit.full((8,), float("nan"), dtype=labkit.float64, requires_grad=True)
+    labkit.nn.functional.hardtanh(x).sum().backward()
+    assert x.grad[0].item() == 1.0

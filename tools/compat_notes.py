@@ -51,18 +51,28 @@ DIFFERENCES = {
     "torch.jit": "labkit.jit is labkit's own trace/script/compile (the course's JIT), not "
                  "TorchScript: same names, its own graph IR and file format",
     "torch.float16": "numpy's float16; there is no bfloat16",
+    "torch.detach_copy": "the result is detached (requires_grad False); torch 2.13 marks its "
+                         "result as requiring grad, with a grad_fn whose backward cannot run",
+    "torch.Tensor.output_nr": "reads labkit's graph: unbind's outputs are SelectBackward0 "
+                              "nodes each (output_nr 0), where torch's one UnbindBackward0 "
+                              "numbers them 0, 1, ...",
+    "torch.rrelu": "training=True draws the slopes from labkit's generator, not torch's numbers",
+    "torch.rrelu_": "training=True draws the slopes from labkit's generator, not torch's numbers",
+    "torch.Tensor.dim_order": "ambiguity_check=True raises NotImplementedError",
 }
 
 REASONS = [
     (r"(^|\.)(bfloat16|BFloat16)", "bfloat16 is not a numpy dtype"),
-    (r"sparse|_coo|_csr|_csc|_bsr|_bsc|to_dense|coalesce|indices$|crow_|ccol_|row_indices|"
-     r"col_indices|SparseAdam", "sparse tensors are out of scope"),
+    (r"^torch\.(Tensor\.)?native_norm$", "torch registers native_norm for sparse tensors only "
+     "(a dense tensor raises NotImplementedError): use linalg.vector_norm"),
+    (r"^torch\.(Tensor\.)?values(_copy)?$", "the values of a sparse tensor: sparse tensors are "
+     "out of scope"),
+    (r"sparse|_coo|_csr|_csc|_bsr|_bsc|to_dense|coalesce|(^|\.)indices(_copy)?$|crow_|ccol_|"
+     r"(^|\.)row_indices|(^|\.)col_indices|SparseAdam", "sparse tensors are out of scope"),
     (r"quantiz|(^|\.)q_|int_repr|dequantize|(^|\.)Q(U)?Int|(^|\.)qint|(^|\.)quint|qscheme|"
      r"per_channel|per_tensor", "quantized tensors are out of scope"),
-    (r"complex|Complex|view_as_real|(^|\.)conj|polar|(^|\.)angle$|(^|\.)real$|(^|\.)imag$|"
-     r"cfloat|cdouble|chalf", "complex numbers are out of scope"),
-    (r"^torch\.linalg\.(eig|eigvals)$", "its eigenvalues are complex: complex numbers are out of "
-     "scope (eigh / eigvalsh cover symmetric matrices)"),
+    (r"(^|\.)(chalf|complex32)$", "complex32 (chalf) has no numpy dtype: labkit's complex "
+     "tensors are complex64 and complex128"),
     (r"^torch\.linalg\.ldl_", "LDL^T with Bunch-Kaufman pivoting has no numpy LAPACK binding; "
      "use cholesky or lu"),
     (r"Storage|storage|(^|\.)[A-Z][a-z]*Tensor$|data_ptr|untyped",

@@ -298,7 +298,7 @@ def call_backward(node, grads):
         if not _only_nones_after(out, node._edges):
             raise _arity_error(node, out)
         out = out[:len(node._edges)]
-    if process.anomaly:
+    if process.anomaly and _CHECK_NAN[0]:
         _check_nan(node, out)
     return out
 
@@ -535,19 +535,25 @@ def zero_grad(tensors, set_to_none=True):
             t.grad.zero_()
 
 
+_CHECK_NAN = [True]     # anomaly mode's nan check (detect_anomaly(check_nan=False) skips it)
+
+
 class detect_anomaly:
-    """Record where each op was created and stop at the first backward that makes nan."""
+    """Record where each op was created and stop at the first backward that makes nan
+    (check_nan=False: record, but let nan through)."""
 
     def __init__(self, check_nan=True):
-        self.value = check_nan
+        self.check_nan = check_nan
 
     def __enter__(self):
-        self.prev = mode.anomaly
-        set_anomaly(self.value)
+        self.prev = (process.anomaly, _CHECK_NAN[0])
+        set_anomaly(True)
+        _CHECK_NAN[0] = bool(self.check_nan)
         return self
 
     def __exit__(self, *exc):
-        set_anomaly(self.prev)
+        set_anomaly(self.prev[0])
+        _CHECK_NAN[0] = self.prev[1]
         return False
 
 
@@ -555,8 +561,9 @@ class set_detect_anomaly(detect_anomaly):
     """Anomaly mode on or off at once; as a with-block, back to what it was at the end."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = process.anomaly
+        self.prev = (process.anomaly, _CHECK_NAN[0])
         set_anomaly(mode)
+        _CHECK_NAN[0] = bool(check_nan)
 
     def __enter__(self):
         return self
@@ -564,6 +571,10 @@ class set_detect_anomaly(detect_anomaly):
 
 def is_anomaly_enabled():
     return process.anomaly
+
+
+def is_anomaly_check_nan_enabled():
+    return _CHECK_NAN[0]
 
 
 __all__ = ["backward", "grad", "sum_to", "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",

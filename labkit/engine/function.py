@@ -378,6 +378,8 @@ def _call(cls, args, device, record):
             t = _new(Tensor)
             t._data = out
             t.device = device
+            if mode.inference:      # made inside inference_mode: an inference tensor
+                t._inference = True
             return t
         return _wrap_plain(out, device)
     node = _new(cls._node_cls)          # the Node is forward's ctx; each field set once, here

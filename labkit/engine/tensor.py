@@ -27,6 +27,7 @@ class Tensor:
     _grad = None         # accumulated gradient (a Tensor), for leaves and retain_grad()
     grad_fn = None       # the Node that made this tensor (None for leaves)
     _out_idx = 0         # which output of grad_fn this tensor is
+    _inference = False   # made inside inference_mode (is_inference())
     _vc = None           # shared version counter [n], created on first save or in-place write
     _accum = None        # this leaf's AccumulateGrad node, made on first use in a graph
     _base = None         # the tensor this one is a view of (shares memory and version)
@@ -360,6 +361,8 @@ class Tensor:
         t.device = device
         if requires_grad:
             t._rg = True
+        if mode.inference:          # made inside inference_mode: an inference tensor
+            t._inference = True
         return t
 
 

@@ -90,6 +90,8 @@ __all__ += ["DataParallel"]
 from .modules_extra import AdaptiveAvgPool3d, AvgPool3d, MaxPool3d  # noqa: E402
 __all__ += ["AdaptiveAvgPool3d", "AvgPool3d", "MaxPool3d"]
 from .embedding_bag import EmbeddingBag  # noqa: E402
+from .pools_more import AdaptiveMaxPool3d, FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+__all__ += ["AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 from .rms_norm import RMSNorm  # noqa: E402
 from .pixel_shuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 __all__ += ["EmbeddingBag", "RMSNorm", "PixelShuffle", "PixelUnshuffle"]

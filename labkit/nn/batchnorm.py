@@ -13,6 +13,20 @@ class _BatchNorm(Module):
     them (buffers, saved in the state_dict); eval uses those. momentum=None averages all
     batches seen equally."""
     _dims, _shape = (), ""
+    _version = 2     # torch's: version 1 checkpoints predate num_batches_tracked
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A checkpoint of format version 1 (or none, as torch writes it) has no
+        num_batches_tracked: it loads with the module's own count, as in torch."""
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and \
+                key not in state_dict:
+            state_dict[key] = self.num_batches_tracked if \
+                self.num_batches_tracked.device.type != "meta" else tensor(0, dtype=int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):

@@ -139,6 +139,12 @@ from ..engine.ops.inplace import leaky_relu_  # noqa: E402,F401
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .rms_norm import rms_norm  # noqa: E402,F401
 from .pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from .functional_pools_more import (adaptive_max_pool3d,  # noqa: E402,F401
+                                    adaptive_max_pool3d_with_indices, assert_int_or_pair,
+                                    fractional_max_pool2d, fractional_max_pool2d_with_indices,
+                                    fractional_max_pool3d, fractional_max_pool3d_with_indices,
+                                    max_pool1d_with_indices, max_pool2d_with_indices,
+                                    max_pool3d_with_indices)
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ..engine.unsupported import module_getattr  # noqa: E402

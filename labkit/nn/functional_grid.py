@@ -77,8 +77,9 @@ def _coords(coord, n, padding_mode, align_corners):
     x = _unnormalize(coord, n, align_corners)
     if padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (n - 1)) if align_corners else _reflect(x, -1, 2 * n - 1)
-    if padding_mode != "zeros":
-        x = x.clamp(0, n - 1)
+    if padding_mode != "zeros":     # torch's clip_coordinates_set_grad: the gradient passes
+        #                             strictly inside only; on the border itself it is 0
+        x = where((x > 0) & (x < n - 1), x, x.detach().clamp(0, n - 1))
     return x
 
 

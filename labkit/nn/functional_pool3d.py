@@ -84,7 +84,15 @@ def _positions(where, outs, s, sizes):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """The mean of each kernel_size window (stride defaults to kernel_size)."""
+    """The mean of each kernel_size window (stride defaults to kernel_size). torch's 3-d
+    kernel also wants the unpadded input at least as large as the window, padding or not."""
+    k = (kernel_size,) * 3 if isinstance(kernel_size, int) else tuple(kernel_size)
+    if input.dim() in (4, 5) and len(k) == 3 and any(
+            n < kk for n, kk in zip(input.shape[-3:], k)):
+        t, h, w = input.shape[-3:]
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: "
+                           f"{k[0]} kH: {k[1]} kW: {k[2]}) in avg_pool3d; use a smaller "
+                           "kernel_size, or pad the input first (F.pad).")
     return avg_pool("avg_pool3d", 3, input, kernel_size, stride, padding, ceil_mode,
                     count_include_pad, divisor_override)
 

@@ -51,14 +51,13 @@ class LazyModuleMixin:
         if not self.has_uninitialized_params():
             self._sizes_from_weight()   # torch leaves them 0 (its repr then says 0): we don't
 
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
         """Uninitialized tensors are saved as they are (they cannot be detached)."""
-        out = super().state_dict(destination, prefix, True)
+        super()._save_to_state_dict(destination, prefix, True)
         if not keep_vars:
             for name, t in (*self._parameters.items(), *self._buffers.items()):
-                if t is not None and prefix + name in out and not is_lazy(t):
-                    out[prefix + name] = t.detach()
-        return out
+                if t is not None and prefix + name in destination and not is_lazy(t):
+                    destination[prefix + name] = t.detach()
 
     def _apply(self, fn):
         """to()/float()/cuda() change only the dtype and device of uninitialized tensors."""

@@ -110,9 +110,19 @@ def load_own_state(module, state_dict, prefix, local_metadata, strict, missing, 
                           "in place?)", stacklevel=4)
         else:
             _run_or_defer(lambda t=target, v=value: t.copy_(v))
+    extra_key = prefix + "_extra_state"
+    from .module import Module
+    if getattr(type(module), "set_extra_state", Module.set_extra_state) \
+            is not Module.set_extra_state:
+        if extra_key in state_dict:
+            module.set_extra_state(state_dict[extra_key])
+        elif strict:
+            missing.append(extra_key)
+    elif strict and extra_key in state_dict:
+        unexpected.append(extra_key)
     if strict:
         for key in state_dict:
-            if key.startswith(prefix):
+            if key.startswith(prefix) and key != extra_key:
                 head = key[len(prefix):].split(".", 1)
                 if (head[0] not in module._modules) if len(head) > 1 else (head[0] not in local):
                     unexpected.append(key)

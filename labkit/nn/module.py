@@ -7,6 +7,7 @@ zero_grad()) walks that tree. You write only __init__ and forward; autograd does
 """
 import warnings
 from collections import OrderedDict, namedtuple
+from typing import Any, TypeVar
 
 from ..engine.autograd import zero_grad
 from ..engine.device import Device
@@ -39,11 +40,28 @@ _GLOBAL_BACKWARD = _hooks._global_backward_hooks
 _GLOBAL_BACKWARD_PRE = _hooks._global_backward_pre_hooks
 
 
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
 class Module:
     """Base class for layers and models: subclass it, register parts in __init__ (after
     super().__init__()), and compute the output in forward(). Call the module, not forward."""
 
-    def __init__(self):
+    # torch's class attributes: dump_patches (a legacy flag torch keeps, always False), the
+    # state_dict format version (local_metadata["version"]), and call_super_init (True: pass
+    # __init__'s arguments on to the next class in the MRO, for cooperative mixins)
+    dump_patches = False
+    _version = 1
+    call_super_init = False
+    T_destination = TypeVar("T_destination", bound=dict[str, Any])
+
+    def __init__(self, *args, **kwargs):
+        if self.call_super_init is False and kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
+                            f"argument '{next(iter(kwargs))}'")
+        if self.call_super_init is False and args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but "
+                            f"{len(args) + 1} were given")
         set_ = object.__setattr__
         set_(self, "training", True)
         set_(self, "_parameters", {})
@@ -57,6 +75,8 @@ class Module:
         set_(self, "_forward_hooks_with_kwargs", {})
         set_(self, "_forward_hooks_always_called", {})
         set_(self, "_is_full_backward_hook", None)
+        if self.call_super_init:
+            super().__init__(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -352,6 +372,21 @@ class Module:
             m = m._modules[part]
         return m
 
+    def set_submodule(self, target, module, strict=False):
+        """Put `module` at a dotted path such as "encoder.0" (its parent must exist): it
+        replaces the submodule there, or, unless strict, adds one where there was none."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target):
         """The parameter at a dotted path such as "encoder.0.weight"."""
         return self._get_member(target, "_parameters", "an nn.Parameter")
@@ -480,22 +515,92 @@ class Module:
         return self.to(bfloat16)
 
     # --- state_dict ---------------------------------------------------------------------
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """Name -> tensor for every parameter and persistent buffer: all a checkpoint needs
         besides the code (the class) that builds the model. The tensors share memory with the
-        model's (detached, unless keep_vars)."""
+        model's (detached, unless keep_vars). A module that defines get_extra_state() adds
+        its result under prefix + "_extra_state", as torch does. As in torch, the result (an
+        OrderedDict) carries `_metadata`: each module's {"version": ...}, by its prefix."""
+        if args:                 # torch's old positional form, which it warns about
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning,
+                          stacklevel=2)
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self.__dict__.get("_state_dict_pre_hooks", {}).values():
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + ".",
+                             keep_vars=keep_vars)
+        for hook in self.__dict__.get("_state_dict_hooks", {}).values():
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:     # the private API's hooks may return a new dict
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own entries of state_dict (not its children's): override it to save
+        differently, as torch code does."""
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = b if keep_vars else b.detach()
-        for name, m in self._modules.items():
-            if m is not None:
-                m.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) \
+                is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self):
+        """Override it (with set_extra_state) to keep more than tensors in the state_dict:
+        what it returns is saved under prefix + "_extra_state". Only an override is called."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never "
+                           "be called: only a subclass's own get_extra_state() is (labkit "
+                           "follows torch here).")
+
+    def set_extra_state(self, state):
+        """Override it (with get_extra_state) to take back what get_extra_state returned, from
+        the state_dict load_state_dict is given. Only an override is called."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
+                           "be called: only a subclass's own set_extra_state() is (labkit "
+                           "follows torch here).")
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before state_dict() saves this module."""
+        return _hooks.add_hook(self.__dict__.setdefault("_state_dict_pre_hooks",
+                                                        OrderedDict()), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) once state_dict() has saved this
+        module and its children; it may change state_dict in place and must return None."""
+        hook._from_public_api = True
+        return _hooks.add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()),
+                               hook)
+
+    def _register_state_dict_hook(self, hook):
+        """torch's older, private post-hook: a dict it returns replaces the root's result."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        return _hooks.add_hook(self.__dict__.setdefault("_state_dict_hooks", OrderedDict()),
+                               hook)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from state_dict into this model's parameters and buffers, in place.

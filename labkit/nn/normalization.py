@@ -70,6 +70,7 @@ class GroupNorm(Module):
 class _InstanceNorm(Module):
     """Normalise each channel of each example over its positions (style transfer, GANs)."""
     _k = 2
+    _version = 2     # torch's (_NormBase's): the format version in state_dict's _metadata
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
                  track_running_stats=False, device=None, dtype=None, *, bias=True):

@@ -589,5 +589,7 @@ EXPAND_WRITES = {"fill_", "masked_fill_", "setitem_b", "index_put_acc", "index_a
                  "zero_"}
 # gradients at +-inf that differ from torch's (huber/smooth_l1: torch +-1/n, labkit nan): a known
 # gap in the loss ops, not drawn on non-finite inputs; gelu(+inf) is nan in torch's float32 and
-# bfloat16 kernels only (inf in its float64/float16 ones, and in labkit): torch's artifact
-NONFINITE_GAPS = {"huber_loss", "smooth_l1_loss", "gelu"}
+# bfloat16 kernels only (inf in its float64/float16 ones, and in labkit): torch's artifact;
+# hardtanh/relu6's gradient at nan is 0 in torch's vectorized kernel (blocks of 8 doubles) and
+# passes in its scalar tail (labkit passes it, as the tail): torch's artifact too
+NONFINITE_GAPS = {"huber_loss", "smooth_l1_loss", "gelu", "hardtanh", "relu6"}

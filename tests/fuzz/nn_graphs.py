@@ -937,8 +937,23 @@ SECOND_ORDER_TORCH_NAN = ("normalize",)
 def second_order_skipped(name, p, inputs):
     """Second derivatives not compared, each with its reason: prelu at exactly x = 0, where
     torch's double backward counts 0 as positive (its derivatives.yaml masks self >= 0) but
-    its backward as negative (x > 0); labkit differentiates its backward as written."""
-    return name == "activation" and p["name"] == "prelu" and bool((inputs["x"] == 0).any())
+    its backward as negative (x > 0); labkit differentiates its backward as written. And
+    softplus at exactly beta * x = threshold, where torch's backward takes the log1p branch
+    (gradient sigmoid(beta x)) but its double backward the linear one (0)."""
+    if name != "activation":
+        return False
+    x = inputs["x"]
+    if p["name"] == "softplus":
+        return bool((x * p["beta"] == p["threshold"]).any())
+    return p["name"] == "prelu" and bool((x == 0).any())
+
+
+def torch_kernel_dependent(name, p, inputs):
+    """Gradients torch itself gives two ways, not compared: hardshrink/softshrink at nan pass
+    the gradient in torch's scalar kernel (a tail of 1-7 elements) and give 0 in its vectorized
+    one (blocks of 8 doubles); labkit passes it, as the scalar kernel and the formula do."""
+    return name == "activation" and p["name"] in ("hardshrink", "softshrink") and \
+        bool(np.isnan(inputs["x"]).any())
 
 
 def open_bug(name, p, inputs, dtype):

@@ -126,6 +126,10 @@ def skipped(name, p, a, b, second=False):
         return True     # every target ignored: the nan loss times torch's masked zeros (report)
     if name == "xlogy":        # gradient nan at x = 0 (0 * log 0 in a where): special_math.py
         return True
+    if name == "group_norm" and a.dtype != torch.float64 and a.dim() > 1 and \
+            a.numel() // max(a.shape[0] * p[0], 1) == 1:
+        return True     # one element per group: the exact gradient is 0, and torch's float32
+        #                 rounding noise comes out times 1 / sqrt(eps) = 316 (3e-5 off 0)
     if name in ("cross_entropy", "nll_loss") and (a.dim() == 0 or 0 in a.shape[:2]):
         return True     # (and no classes, every target ignored: torch accepts, labkit refuses)
     if name == "conv1d" and (a.dim() < 2 or 0 in a.shape):
@@ -166,7 +170,8 @@ def test_graph_values_and_gradients(data):
     low = "float32" if "float32" in (xdt, ydt, name_of(tout.dtype)) or \
         any(name_of(v.dtype) == "float32" for v in (tout,)) else None
     for k, (m, r) in enumerate(zip(gl, gt)):
-        compare(m, r, f"{what} (gradient of leaf {k})", tol_dtype=low)
+        if not logcumsumexp_gap(what, m, r):
+            compare(m, r, f"{what} (gradient of leaf {k})", tol_dtype=low)
 
 
 @SETTINGS
@@ -231,13 +236,15 @@ def pow_at_zero_gap(what, mine, ref):
 def logcumsumexp_gap(what, mine, ref):
     """torch's logcumsumexp backward takes the log of the incoming gradient's positive and
     negative parts, so where that gradient is exactly 0 its second derivative is nan (log 0);
-    labkit's is the finite value (y = x, v = y * y + y at y = -1: d2 = 2 * g, not nan).
-    Accepted only where torch is nan, after logcumsumexp."""
+    labkit's is the finite value (y = x, v = y * y + y at y = -1: d2 = 2 * g, not nan). And a
+    nan gradient is neither positive nor negative, so torch drops it (0) where labkit passes
+    the nan on (logcumsumexp, then log of a negative number). Accepted only where one of the
+    two is nan, after logcumsumexp."""
     if "('logcumsumexp'," not in what:
         return False
     m, r = mine.detach().numpy(), ref.detach().numpy(force=True)
     bad = ~np.isclose(m, r, rtol=1e-7, atol=1e-9, equal_nan=True)
-    return bool(bad.any() and np.all(np.isnan(r[bad])))
+    return bool(bad.any() and np.all(np.isnan(r[bad]) | np.isnan(m[bad])))
 
 
 def eval_ops(what):

@@ -15,5 +15,7 @@ from . import share, storage  # noqa: F401,E402  (share_memory_, storage, untype
 from . import bitwise_inplace, python_protocol  # noqa: F401,E402  (mask &= m; value in x)
 from . import float_parts, integer_math, renorm, scatter_into, apply_callable  # noqa: F401,E402
 from . import as_strided  # noqa: F401,E402
+from . import bessel  # noqa: F401,E402  (i0, i0_)
+from . import tensor_more  # noqa: F401,E402  (adjoint, cauchy_, index_reduce, lu ...)
 from .keywords import install_methods as _install_methods
 _install_methods()

@@ -98,11 +98,12 @@ class BinaryCrossEntropyWithLogits(Function):
         w, pw = weights
         ctx.save_for_backward(x, t, w, pw)
         ctx.reduction = reduction
-        soft = xp.log1p(xp.exp(-xp.abs(xd)))
-        if pw is None:
-            loss = xp.maximum(xd, 0) - xd * td + soft
-        else:                                  # softplus(-x) = max(-x, 0) + log1p(exp(-|x|))
-            loss = (1 - td) * xd + (1 + (pw._data - 1) * td) * (xp.maximum(-xd, 0) + soft)
+        # torch's formula, (1 - t) x - log sigmoid(x) [* (1 + (pos_weight - 1) t)], so the
+        # infinities agree too: x = inf, t = 0 is inf (x - x t would be inf - nan)
+        log_sig = xp.minimum(xd, 0) - xp.log1p(xp.exp(-xp.abs(xd)))
+        if pw is not None:
+            log_sig = log_sig * (1 + (pw._data - 1) * td)
+        loss = (1 - td) * xd - log_sig
         loss = xp.asarray(loss if w is None else loss * w._data, dtype=xd.dtype)
         return reduce_array(xp, loss, reduction)
 

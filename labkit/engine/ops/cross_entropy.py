@@ -153,7 +153,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                            f"{label_smoothing}.")
     if isinstance(target, Tensor) and target.is_floating_point():
         return _soft_targets(input, target, weight, reduction, label_smoothing)
-    if (input.ndim == 2 and weight is None and not label_smoothing
+    if (input.ndim == 2 and weight is None and not label_smoothing and input.shape[1]
             and not _ignores(target, ignore_index)):            # the common case: one op
         input, target, back = as_rows("cross_entropy", input, target)
         return back(CrossEntropy.apply(input, target, reduction), reduction)

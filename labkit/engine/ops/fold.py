@@ -108,8 +108,16 @@ class Fold(Function):
     def forward(ctx, cols, size, kernel, dilation, padding, stride):
         d = cols._data
         k = kernel[0] * kernel[1]
-        n_pos = (out_size(size[0], kernel[0], stride[0], padding[0], dilation[0])
-                 * out_size(size[1], kernel[1], stride[1], padding[1], dilation[1]))
+        blocks = [out_size(size[i], kernel[i], stride[i], padding[i], dilation[i])
+                  for i in (0, 1)]
+        if min(blocks) < 1:
+            raise RuntimeError(
+                f"Given output_size={tuple(size)}, kernel_size={tuple(kernel)}, dilation="
+                f"{tuple(dilation)}, padding={tuple(padding)}, stride={tuple(stride)}, "
+                f"calculated shape of the array of sliding blocks as {tuple(blocks)}, which is "
+                "too small (non-positive): fold needs output_size + 2 * padding of at least "
+                "the dilated kernel.")
+        n_pos = blocks[0] * blocks[1]
         if d.ndim != 3 or d.shape[1] % k or d.shape[2] != n_pos:
             raise RuntimeError(
                 f"fold: expected columns of shape (N, C * {k}, {n_pos}) for output size "

@@ -65,14 +65,20 @@ def index_add(input, dim, index, source, *, alpha=1):
     """A copy of input with source's slices added at index along dim (repeats add up)."""
     dim = _index_add_args(input, dim, index, source)
     return input + IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
-                                     input._data.shape)
+                                     input._data.shape, _nothing(input))
 
 
 @tensor_method("index_add_")
 def index_add_(input, dim, index, source, *, alpha=1):
     dim = _index_add_args(input, dim, index, source)
     return input.add_(IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
-                                        input._data.shape))
+                                        input._data.shape, _nothing(input)))
+
+
+def _nothing(input):
+    """What adds as nothing to every element: -0.0 for floats (0.0 + -0.0 is 0.0, -0.0 +
+    0.0 would not be -0.0), 0 for integers."""
+    return -0.0 if input._data.dtype.kind in "fcV" else 0
 
 
 @tensor_method("clamp_min")

@@ -175,7 +175,8 @@ class Softshrink(Function):
         d = x._data
         ctx.save_for_backward(x)
         ctx.lambd = lambd
-        out = xp.where(d > lambd, d - lambd, xp.where(d < -lambd, d + lambd, 0))
+        # between the bounds torch writes a * 0, so nan stays nan
+        out = xp.where(d > lambd, d - lambd, xp.where(d < -lambd, d + lambd, d * 0))
         return xp.asarray(out, dtype=d.dtype)
 
     @staticmethod

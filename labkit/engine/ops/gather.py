@@ -262,14 +262,16 @@ class IndexSelect(Function):
 
 
 class IndexAddNew(Function):
-    """zeros(shape) with grad's slices added at index along dim (index_select's gradient)."""
+    """zeros(shape) with grad's slices added at index along dim (index_select's gradient).
+    index_add starts from -0.0 instead, the one number that adds as nothing (x + -0.0 is x
+    for x = -0.0 too), so input + this is torch's in-place sum, signed zeros included."""
     node_name = "IndexAddBackward0"
 
     @staticmethod
-    def forward(ctx, g, dim, index, shape):
+    def forward(ctx, g, dim, index, shape, start=0):
         xp = g.device.xp
         ctx.dim, ctx.index = dim, index
-        out = xp.zeros(shape or (1,), g._data.dtype)
+        out = xp.full(shape or (1,), start, g._data.dtype)
         pos = (slice(None),) * dim + (index._data.reshape(-1),)
         k = index._data.size               # not -1: with a size-0 dim, reshape cannot infer it
         xp.add.at(out, pos, g._data.reshape(out.shape[:dim] + (k,) + out.shape[dim + 1:]))
@@ -277,7 +279,7 @@ class IndexAddNew(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexSelect.apply(grad, ctx.dim, ctx.index), None, None, None
+        return IndexSelect.apply(grad, ctx.dim, ctx.index), None, None, None, None
 
 
 @tensor_method("index_select")

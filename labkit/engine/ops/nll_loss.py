@@ -254,6 +254,10 @@ def nll(logp, target, weight, ignore_index, reduction, name="nll_loss"):
     n, c = logp.shape[:2]
     d1 = logp.shape[2] if logp.ndim > 2 else 1
     rest = int(np.prod(logp.shape[3:], dtype=int))
+    if c == 0 and target.numel():       # torch's view of it fails: RuntimeError, as here
+        raise RuntimeError(f"{name}: size mismatch: input {tuple(logp.shape)} has no classes "
+                           f"(dim 1 is 0), so the target {tuple(target.shape)} can hold no "
+                           "class index. Give the input at least one class.")
     loss = NllLoss2d.apply(logp.reshape(n, c, d1, rest), (target.reshape(n, d1, rest), weight),
                            ignore_index, reduction)
     return loss.reshape(shape) if reduction == "none" else loss

@@ -37,8 +37,13 @@ def tensordot(a, b, dims=2, out=None):
         raise RuntimeError("both dimension lists should have same length")
     dims_a = [d % a.dim() for d in dims_a]
     dims_b = [d % b.dim() for d in dims_b]
-    for da, db in zip(dims_a, dims_b):
-        if a.shape[da] != b.shape[db]:
+    for da, db in zip(dims_a, dims_b):      # a size-1 contracted dim broadcasts, as torch's
+        if a.shape[da] != b.shape[db] and 1 in (a.shape[da], b.shape[db]):
+            if a.shape[da] == 1:
+                a = a.expand(*(b.shape[db] if d == da else n for d, n in enumerate(a.shape)))
+            else:
+                b = b.expand(*(a.shape[da] if d == db else n for d, n in enumerate(b.shape)))
+        elif a.shape[da] != b.shape[db]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[da]} in dim {da} and second has size {b.shape[db]} in "
                                f"dim {db}")

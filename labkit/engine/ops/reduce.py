@@ -149,6 +149,9 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.n:   # torch's order, expand then divide: the division by 0 meets an
+            #             empty tensor, so a second derivative through it is 0, not 0 * inf
+            return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / 0, None, None
         return _expand_back(grad / ctx.n, ctx.shape, ctx.dims, ctx.keepdim), None, None
 
     @staticmethod

@@ -135,7 +135,7 @@ def _fill(x, name, draw):
     machinery. A non-contiguous x is filled in the order its elements lie in memory, as
     torch's kernels walk it."""
     _not_traced(name)
-    if not _dt.is_float(x._data.dtype) and name not in ("bernoulli_", "random_"):
+    if not _dt.is_float(x._data.dtype) and name not in ("bernoulli_", "random_", "geometric_"):
         raise RuntimeError(f"{name}: expected a floating-point tensor, got {x.dtype}.")
     arr = x._data
     if arr.flags.c_contiguous:

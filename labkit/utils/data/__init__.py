@@ -2,7 +2,7 @@
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
 from .distributed import DistributedSampler
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .stack_dataset import StackDataset  # noqa: F401
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                       SubsetRandomSampler, WeightedRandomSampler)
@@ -11,7 +11,7 @@ from .worker import WorkerInfo, get_worker_info
 __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
            "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate",
-           "default_convert", "get_worker_info", "random_split", "StackDataset"]
+           "default_convert", "get_worker_info", "random_split", "StackDataset", "ChainDataset"]
 
 # a torch API that labkit lacks is named as such in the AttributeError
 from ...engine.unsupported import module_getattr  # noqa: E402

@@ -36,6 +36,31 @@ class IterableDataset(Dataset):
         raise NotImplementedError(f"{type(self).__name__} must define __iter__(self), yielding "
                                   "samples.")
 
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several IterableDatasets read one after the other (chained on the fly, as torch's)."""
+
+    def __init__(self, datasets):
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
 
 class _SizeMismatch(ValueError, AssertionError):
     """torch asserts the sizes match (AssertionError); code that catches that still works."""
