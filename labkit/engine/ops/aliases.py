@@ -142,7 +142,7 @@ def select(input, dim, index):
 
 
 def _flat_index(name, input, index):
-    if not isinstance(index, Tensor) or index.dtype.is_floating_point or index.dtype == bool_:
+    if not isinstance(index, Tensor) or index._data.dtype.name != "int64":   # (int32 too)
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
                            f"{getattr(index, 'dtype', type(index).__name__)}")
     n = input.numel()

@@ -68,7 +68,7 @@ class LogicalXor(_Compare):
     numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
 
 
-_COMPARABLE = (Tensor, int, float, np.generic)   # not arrays: torch raises TypeError
+_COMPARABLE = (Tensor, int, float, complex, np.generic)   # not arrays: torch: TypeError
 
 
 def _bind(cls, dunder=None):
@@ -77,7 +77,11 @@ def _bind(cls, dunder=None):
 
     def compare(a, b):
         """As torch's: NotImplemented for anything else, so x == None is False, not a tensor,
-        and x < 'a' is Python's TypeError."""
+        and x < 'a' is Python's TypeError. A complex number compares for == and != only."""
+        if type(b) is complex and cls.ufunc not in ("equal", "not_equal"):
+            raise NotImplementedError(f"\"{cls.op_name}_cpu\" not implemented for "
+                                      "'ComplexFloat': complex numbers have no order. Compare "
+                                      "the real parts (or abs()) instead.")
         return cls.apply(a, b) if isinstance(b, _COMPARABLE) else NotImplemented
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."

@@ -45,12 +45,20 @@ def lerp_(input, end, weight):
 
 def _index_add_args(input, dim, index, source):
     dim = _one_dim(dim, input._data.ndim, "index_add")
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+    if not isinstance(index, Tensor) or index._data.ndim > 1:
         raise IndexError("index_add(): index must be a 1-D integer tensor.")
+    if index._data.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype}. Convert it with index.long().")
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({input.dtype}) and source ({source.dtype}) must "
+                           f"have the same scalar type. Convert first: source.to({input.dtype}).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
     if i.size and bool(((i < 0) | (i >= n)).any()):
-        raise IndexError(f"index_add(): index out of range for dim {dim} of size {n}.")
+        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())
+        raise RuntimeError(f"index_add(): index {bad} is out of bounds for dimension {dim} with "
+                           f"size {n} (index_add takes no negative positions).")
     want = list(input._data.shape)
     if want:
         want[dim] = i.size
@@ -64,13 +72,23 @@ def _index_add_args(input, dim, index, source):
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of input with source's slices added at index along dim (repeats add up)."""
     dim = _index_add_args(input, dim, index, source)
+    alpha = _alpha_in(input, alpha)
     return input + IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
                                      input._data.shape)
+
+
+def _alpha_in(input, alpha):
+    """alpha as torch's kernel reads it: converted to input's dtype (2.5 is 2 for integers)."""
+    kind = input._data.dtype.kind
+    if kind in "iu" and not isinstance(alpha, bool):
+        return int(alpha)
+    return bool(alpha) if kind == "b" else alpha
 
 
 @tensor_method("index_add_")
 def index_add_(input, dim, index, source, *, alpha=1):
     dim = _index_add_args(input, dim, index, source)
+    alpha = _alpha_in(input, alpha)
     return input.add_(IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
                                         input._data.shape))
 

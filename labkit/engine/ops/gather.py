@@ -314,13 +314,19 @@ def index_select(input, dim, index):
     return IndexSelect.apply(input, dim, index)
 
 
-def _along(name, input, dim, index):
-    """The index tuple that picks `index` (1-D) along dim, range-checked."""
+def _along(name, input, dim, index, negative=True):
+    """The index tuple that picks `index` (1-D) along dim, range-checked. torch wants an int64
+    index for both index_fill_ and index_copy_, and only index_fill_ counts negative positions
+    from the end."""
     dim = _one_dim(dim, input._data.ndim, name)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
         raise IndexError(f"{name}(): index must be a 1-D integer tensor.")
+    if index._data.dtype.name != "int64":
+        raise (IndexError if name == "index_fill_" else RuntimeError)(
+            f"{name}(): Expected a long tensor (dtype int64) for index, but got {index.dtype}. "
+            "Convert it with index.long().")
     n, i = input._data.shape[dim] if input._data.ndim else 1, index._data
-    if i.size and bool(((i < -n) | (i >= n)).any()):
+    if i.size and bool(((i < (-n if negative else 0)) | (i >= n)).any()):
         raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
                          f"(shape {tuple(input.shape)}).")
     return (slice(None),) * dim + (index.reshape(-1),)
@@ -328,8 +334,17 @@ def _along(name, input, dim, index):
 
 @tensor_method("index_fill_")
 def index_fill_(input, dim, index, value):
-    """Set the slices at `index` along dim to value, in place (an x[..., index] = value)."""
-    input[_along("index_fill_", input, dim, index)] = value
+    """Set the slices at `index` along dim to value, in place (an x[..., index] = value). A
+    tensor value must be 0-d, and is converted to input's dtype (as a number would be)."""
+    key = _along("index_fill_", input, dim, index)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s). Fill with "
+                               "value.item(), or use index_copy_ for values per slice.")
+        if value._data.dtype != input._data.dtype:
+            value = value.to(input.dtype)
+    input[key] = value
     return input
 
 
@@ -341,7 +356,7 @@ def index_fill(input, dim, index, value):
 @tensor_method("index_copy_")
 def index_copy_(input, dim, index, source):
     """Copy source's slices to the positions `index` along dim, in place."""
-    input[_along("index_copy_", input, dim, index)] = source
+    input[_along("index_copy_", input, dim, index, negative=False)] = source
     return input
 
 

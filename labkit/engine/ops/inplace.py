@@ -15,6 +15,7 @@ from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
+from ..dtype import from_np
 from ..promotion import category, fill_value, number_bound, result_np
 from .common import data, float_operands, require_float
 from .common import operands as _operands
@@ -216,7 +217,7 @@ def _binary(name, ufunc, fn_cls, dunder):
         if ufunc == "subtract":
             arithmetic._check_bool(name, x, other)     # as torch: no bool subtraction
         if alpha != 1:
-            other = other * alpha
+            other = _scaled(x, other, alpha)
         if isinstance(other, Tensor):
             if other.device is not x.device:
                 raise RuntimeError(f"{name}: expected both tensors on the same device, found "
@@ -254,10 +255,20 @@ def _binary(name, ufunc, fn_cls, dunder):
     return op
 
 
+def _scaled(x, other, alpha):
+    """alpha * other in the result dtype of x and other, as torch computes x + alpha * other
+    (an int16 x minus 2 * a uint8 255 subtracts 510, not the 254 uint8 arithmetic wraps to)."""
+    if isinstance(other, Tensor):
+        dt = result_np(x, other)
+        if other._data.dtype != dt:
+            other = other.to(from_np(dt))
+    return other * alpha
+
+
 def _check_result_type(name, ufunc, x, other):
     """In place, x keeps its dtype: torch refuses a result of a higher category."""
     dt = result_np(x, other)
-    if ufunc == "true_divide" and dt.kind != "f":
+    if ufunc == "true_divide" and dt.kind in "biu":   # (a complex quotient stays complex)
         dt = result_np(1.0)                    # true division of integers gives float32
     if category(dt) > category(x._data.dtype):
         raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "

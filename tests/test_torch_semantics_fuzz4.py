@@ -1,0 +1,178 @@
+"""Discrepancies with torch found by fuzzing indexing, type promotion, views and in-place checks
+(tests/fuzz, round 4), each as the small program that showed it: labkit must give torch's
+values, dtypes and gradients, or raise torch's exception class."""
+import warnings
+
+import numpy as np
+import pytest
+
+import labkit
+
+torch = pytest.importorskip("torch")
+
+
+def both(program):
+    """program(L) on torch and labkit: (result, exception) for each."""
+    out = []
+    for L in (torch, labkit):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out.append((program(L), None))
+        except Exception as e:   # noqa: BLE001 -- compared with torch's
+            out.append((None, e))
+    return out
+
+
+def same(program):
+    (rt, et), (rl, el) = both(program)
+    if et is not None or el is not None:
+        assert et is not None and el is not None and isinstance(el, type(et)), (et, el)
+        return
+    _same(rl, rt)
+
+
+def _same(mine, ref):
+    if isinstance(ref, (tuple, list)):
+        assert len(mine) == len(ref)
+        for m, r in zip(mine, ref):
+            _same(m, r)
+        return
+    if not isinstance(ref, torch.Tensor):
+        assert mine == ref
+        return
+    assert isinstance(mine, labkit.Tensor)
+    assert str(mine.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    assert tuple(mine.shape) == tuple(ref.shape)
+    np.testing.assert_allclose(mine.detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+
+
+# --- diag of a matrix is a copy (was a view: writes reached the other side) ----------------
+
+def test_diag_of_a_matrix_does_not_see_later_writes():
+    def program(L):
+        a = L.arange(9.).reshape(3, 3)
+        d = a.diag()
+        a[1] = 100.
+        d[0] = -5.
+        return d, a
+    same(program)
+
+
+def test_diag_gradient_after_the_matrix_changes_in_place():
+    def program(L):
+        a0 = L.arange(1., 10.).reshape(3, 3).requires_grad_()
+        a = a0 * 1
+        d = a.diag()
+        a[1] = 0.
+        return L.autograd.grad(d, a0, L.tensor([1., 2., 3.]))[0], d.grad_fn.name()
+    same(program)
+
+
+# --- in-place arithmetic: alpha, complex results ---------------------------------------------
+
+@pytest.mark.parametrize("op", ["add_", "sub_"])
+def test_alpha_times_other_is_computed_in_the_result_dtype(op):
+    """int16 - 2 * uint8 255 is -513 (torch), not -3 - 254 (uint8 arithmetic wrapped)."""
+    same(lambda L: getattr(L.tensor([-3, 7], dtype=L.int16), op)(
+        L.tensor([255, 3], dtype=L.uint8), alpha=2))
+
+
+def test_alpha_with_a_zero_d_operand_of_a_lower_dtype():
+    same(lambda L: L.tensor([1, 2], dtype=L.int32).add_(L.tensor(200, dtype=L.uint8), alpha=3))
+
+
+@pytest.mark.parametrize("other", ["scalar", "zero_d", "tensor"])
+def test_float_divided_in_place_by_complex_raises(other):
+    """The quotient is complex: torch refuses to store it in a float tensor (labkit dropped the
+    imaginary part)."""
+    def program(L):
+        x = L.tensor([1., 2.])
+        o = {"scalar": 1j, "zero_d": L.tensor(1j), "tensor": L.tensor([1j, 2])}[other]
+        x /= o
+        return x
+    same(program)
+
+
+@pytest.mark.parametrize("op", ["__eq__", "__ne__"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+def test_tensor_compared_with_a_complex_number_is_a_tensor(op, dtype):
+    """x == 1j was Python's False (NotImplemented), torch compares elementwise."""
+    same(lambda L: getattr(L.tensor([1, 0, 2]).to(getattr(L, dtype)), op)(1 + 0j))
+    same(lambda L: getattr(L.tensor([1, 0, 2]).to(getattr(L, dtype)), op)(1j))
+
+
+def test_ordering_with_a_complex_number_raises():
+    same(lambda L: L.tensor([1., 0.]) < 1j)
+
+
+# --- index_add / index_fill / index_copy / take / take_along_dim -----------------------------
+
+def test_index_add_converts_alpha_to_an_integer_input_dtype():
+    same(lambda L: L.zeros(2, dtype=L.int64).index_add(0, L.tensor([0, 0]),
+                                                       L.ones(2, dtype=L.int64), alpha=2.5))
+    same(lambda L: L.zeros(2, dtype=L.int64).index_add_(0, L.tensor([1]),
+                                                        L.ones(1, dtype=L.int64), alpha=-1.5))
+
+
+@pytest.mark.parametrize("case", ["negative", "too_big", "source_dtype", "int8_index"])
+def test_index_add_refuses_as_torch(case):
+    def program(L):
+        x = L.arange(6.).reshape(2, 3)
+        if case == "negative":
+            return x.index_add(1, L.tensor([-1]), L.ones(2, 1))
+        if case == "too_big":
+            return x.index_add(0, L.tensor([2]), L.ones(1, 3))
+        if case == "source_dtype":
+            return x.index_add(1, L.tensor([0]), L.ones(2, 1, dtype=L.float64))
+        return x.index_add(0, L.tensor([0], dtype=L.int8), L.ones(1, 3))
+    same(program)
+
+
+def test_index_fill_takes_a_zero_d_value_of_another_dtype_with_its_gradient():
+    def program(L):
+        v = L.tensor(-1.5, dtype=L.float64, requires_grad=True)
+        out = L.arange(6.).reshape(2, 3).index_fill(1, L.tensor([2, 0]), v)
+        return out, L.autograd.grad(out.sum(), v)[0]
+    same(program)
+
+
+@pytest.mark.parametrize("case", ["one_d_value", "int32_index", "negative"])
+def test_index_fill_checks(case):
+    def program(L):
+        x = L.arange(6.).reshape(2, 3)
+        if case == "one_d_value":
+            return x.index_fill(1, L.tensor([1]), L.tensor([5.]))
+        if case == "int32_index":
+            return x.index_fill(1, L.tensor([1], dtype=L.int32), 5)
+        return x.index_fill(0, L.tensor([-1]), 5)
+    same(program)
+
+
+@pytest.mark.parametrize("index", [[-1], [3], "int32"])
+def test_index_copy_checks(index):
+    def program(L):
+        i = L.tensor([2], dtype=L.int32) if index == "int32" else L.tensor(index)
+        return L.arange(6.).reshape(2, 3).index_copy(1, i, L.tensor([[10.], [12.]]))
+    same(program)
+
+
+@pytest.mark.parametrize("how", ["method", "function"])
+def test_take_wants_an_int64_index(how):
+    same(lambda L: (L.arange(6.).take if how == "method" else
+                    lambda i: L.take(L.arange(6.), i))(L.tensor([0], dtype=L.int32)))
+
+
+@pytest.mark.parametrize("index", [[[-1]], [[5]], [[-4], [1]], [[0, 2]]])
+def test_take_along_dim_reads_positions_modulo_the_size(index):
+    def program(L):
+        x = L.arange(6.).reshape(2, 3).requires_grad_()
+        out = L.take_along_dim(x, L.tensor(index), 1)
+        return out, L.autograd.grad(out.sum(), x)[0]
+    same(program)
+
+
+def test_take_along_dim_refusals():
+    same(lambda L: L.take_along_dim(L.arange(6.).reshape(2, 3), L.tensor([[0]], dtype=L.int32), 1))
+    same(lambda L: L.take_along_dim(L.arange(6.), L.tensor([-1])))          # dim=None: no wrap
+    same(lambda L: L.zeros(2, 0).take_along_dim(L.zeros(2, 1, dtype=L.int64), 1))
