@@ -176,3 +176,40 @@ def test_take_along_dim_refusals():
     same(lambda L: L.take_along_dim(L.arange(6.).reshape(2, 3), L.tensor([[0]], dtype=L.int32), 1))
     same(lambda L: L.take_along_dim(L.arange(6.), L.tensor([-1])))          # dim=None: no wrap
     same(lambda L: L.zeros(2, 0).take_along_dim(L.zeros(2, 1, dtype=L.int64), 1))
+
+
+# --- views: as_strided written in place, strides of views ------------------------------------
+
+def test_as_strided_view_changed_in_place_while_recording():
+    """torch records a write through an as_strided view on its base (labkit refused it)."""
+    def program(L):
+        x0 = L.arange(24.).reshape(2, 3, 4).requires_grad_()
+        w = L.tensor(1.5, requires_grad=True)
+        x = x0 * 1
+        v = x.as_strided((2, 2), (1, 3), 5)
+        v.mul_(w)
+        out = (x * L.arange(24.).reshape(2, 3, 4)).sum() + (v * v).sum()
+        return x, L.autograd.grad(out, [x0, w])
+    same(program)
+
+
+def test_as_strided_view_reads_a_write_through_another_view():
+    """v = x.as_strided(...); x.transpose(0, 2).add_(...): v's values and its gradient include
+    the write (labkit's gradient missed it: 30 where torch gives 90)."""
+    def program(L):
+        x0 = L.arange(24.).reshape(2, 3, 4).requires_grad_()
+        x = x0 * 1
+        v = x.as_strided((2, 2), (1, 3), 5)
+        x.transpose(0, 2).add_(x0.transpose(0, 2) * 2)
+        return v, L.autograd.grad((v * v).sum(), x0)[0]
+    same(program)
+
+
+@pytest.mark.parametrize("view", [
+    lambda x: x[:, 3:], lambda x: x[0, :, :1].t(), lambda x: x[:, :1].permute(2, 0, 1),
+    lambda x: x[:, 1:2, 2:3], lambda x: x.transpose(0, 1)[:, :1],
+])
+def test_stride_of_views_with_size_one_or_zero_dims(view):
+    """stride() reports the view's own steps, as torch: a size-0 slice keeps its base's,
+    a transposed size-1 dim keeps its step (labkit gave row-major steps for both)."""
+    same(lambda L: tuple(view(L.arange(24.).reshape(2, 3, 4)).stride()))
