@@ -213,3 +213,74 @@ def test_stride_of_views_with_size_one_or_zero_dims(view):
     """stride() reports the view's own steps, as torch: a size-0 slice keeps its base's,
     a transposed size-1 dim keeps its step (labkit gave row-major steps for both)."""
     same(lambda L: tuple(view(L.arange(24.).reshape(2, 3, 4)).stride()))
+
+
+def test_expand_of_a_zero_d_tensor_to_its_own_shape_is_a_view():
+    """x.expand(()) of a 0-d x was a copied scalar: a later x.add_ did not show in it."""
+    def program(L):
+        x0 = L.tensor(1.5, requires_grad=True)
+        x = x0 * 1
+        v = x.expand(())
+        x.add_(2.0)
+        return v, v._version, L.autograd.grad((v * 2).sum() + x.sum(), x0)[0]
+    same(program)
+
+
+@pytest.mark.parametrize("view", ["squeeze", "view", "t", "permute"])
+def test_view_of_a_split_output_changed_in_place_raises_torchs_error(view):
+    """labkit crashed with a TypeError (no write-back recipe above the split output)."""
+    def program(L):
+        x = L.zeros(2, 3, dtype=L.float64, requires_grad=True) * 1
+        p = x.split(1, 0)[0]
+        v = {"squeeze": p.squeeze, "view": lambda: p.view(-1), "t": p.t,
+             "permute": lambda: p.permute(1, 0)}[view]()
+        v.add_(2.0)
+        return x
+    same(program)
+
+
+def test_view_of_a_split_output_is_stale_after_its_base_changes():
+    """torch raises when the view is used, not at the write (labkit raised at the write)."""
+    def program(L):
+        x0 = L.zeros(3, dtype=L.float64, requires_grad=True)
+        x = x0 * 1
+        q = x.split(1, 0)[0].permute(0)
+        x.add_(2)
+        stage = "after write"
+        try:
+            L.autograd.grad(q.sum(), x0)
+        except RuntimeError:
+            stage = "backward raised"
+        return stage
+    same(program)
+
+
+@pytest.mark.parametrize("case", ["fill_empty", "fill_0", "fill_neg", "fill_0d_index", "add_empty",
+                                  "add_two", "copy_0", "copy_0d_index", "copy_two"])
+def test_index_ops_on_a_zero_d_tensor(case):
+    def program(L):
+        x, e = L.tensor(3.), L.tensor([], dtype=L.int64)
+        out = {"fill_empty": lambda: x.index_fill_(0, e, 1.),
+               "fill_0": lambda: x.index_fill_(0, L.tensor([0]), 1.),
+               "fill_neg": lambda: x.index_fill_(0, L.tensor([-1]), 1.),
+               "fill_0d_index": lambda: x.index_fill_(0, L.tensor(0), 1.),
+               "add_empty": lambda: x.index_add_(0, e, L.tensor(1.)),
+               "add_two": lambda: x.index_add_(0, L.tensor([0, 0]), L.tensor(1.)),
+               "copy_0": lambda: x.index_copy_(0, L.tensor([0]), L.tensor(5.)),
+               "copy_0d_index": lambda: x.index_copy_(0, L.tensor(0), L.tensor(5.)),
+               "copy_two": lambda: x.index_copy_(0, L.tensor([0, 0]), L.tensor(5.))}[case]()
+        return out, x._version
+    same(program)
+
+
+def test_index_add_on_an_empty_input_checks_no_positions():
+    same(lambda L: L.zeros(0, 1).index_add_(1, L.tensor([-1]), L.zeros(0, 1)))
+
+
+def test_index_add_on_a_leaf_reports_the_leaf_first():
+    same(lambda L: L.tensor(1., requires_grad=True).index_add_(0, L.tensor([0, 0]), L.tensor(1.)))
+
+
+def test_index_put_accumulate_out_of_range_is_an_index_error():
+    same(lambda L: L.zeros(0).index_put_((L.tensor([0]),), L.tensor(2.), accumulate=True))
+    same(lambda L: L.zeros(2, 3).index_put_((L.tensor([2]),), L.tensor(2.), accumulate=True))

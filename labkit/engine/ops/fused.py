@@ -55,10 +55,16 @@ def _index_add_args(input, dim, index, source):
                            f"have the same scalar type. Convert first: source.to({input.dtype}).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
-    if i.size and bool(((i < 0) | (i >= n)).any()):
-        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())
-        raise RuntimeError(f"index_add(): index {bad} is out of bounds for dimension {dim} with "
-                           f"size {n} (index_add takes no negative positions).")
+    if not input._data.ndim and i.size != 1:
+        raise IndexError("index_add(): Dimension specified as 0 but tensor has no dimensions "
+                         "(a 0-d input takes one index, 0).")
+    if i.size and source.numel() and bool(((i < 0) | (i >= n)).any()):   # (torch checks as
+        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())           # it adds: nothing
+        # to add, no check)
+        # torch's kernel for a 0-d or 1-D input raises IndexError, for the others RuntimeError
+        raise (IndexError if input._data.ndim <= 1 else RuntimeError)(
+            f"index_add(): index {bad} is out of bounds for dimension {dim} with size {n} "
+            "(index out of range in self: index_add takes no negative positions).")
     want = list(input._data.shape)
     if want:
         want[dim] = i.size
@@ -87,6 +93,8 @@ def _alpha_in(input, alpha):
 
 @tensor_method("index_add_")
 def index_add_(input, dim, index, source, *, alpha=1):
+    from .inplace import check_leaf
+    check_leaf("index_add_", input)
     dim = _index_add_args(input, dim, index, source)
     alpha = _alpha_in(input, alpha)
     return input.add_(IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,

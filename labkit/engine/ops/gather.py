@@ -329,6 +329,11 @@ def _along(name, input, dim, index, negative=True):
     if i.size and bool(((i < (-n if negative else 0)) | (i >= n)).any()):
         raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
                          f"(shape {tuple(input.shape)}).")
+    if input._data.ndim == 0:        # a 0-d input is its one slice: all of it, or nothing
+        if i.size != 1 and name == "index_copy_":
+            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                             f"element (got {i.size})")
+        return Ellipsis if i.size else ()
     return (slice(None),) * dim + (index.reshape(-1),)
 
 
@@ -344,7 +349,10 @@ def index_fill_(input, dim, index, value):
                                "value.item(), or use index_copy_ for values per slice.")
         if value._data.dtype != input._data.dtype:
             value = value.to(input.dtype)
-    input[key] = value
+    if key != ():
+        input[key] = value
+    else:
+        input._bump_version()        # (torch counts the call, though nothing changed)
     return input
 
 

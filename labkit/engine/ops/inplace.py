@@ -43,12 +43,7 @@ def inplace(x, name, write, fn_cls, *args):
         tell_tracer(fn_cls, (x,) + args, x)   # x now holds fn_cls(x_old, *args)
         return x
     base = x._base
-    if x._rg and x.grad_fn is None:
-        raise RuntimeError(
-            f"{name}: a leaf Variable that requires grad is being used in an in-place "
-            "operation. autograd needs the original value of this leaf "
-            "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
-            "or use the out-of-place form (w = w - lr * g).")
+    check_leaf(name, x)
     if base is not None and base.grad_fn is None and (base._rg or x._rg):
         # torch's rule: a view that requires grad, of a leaf (x = arange(6.).view(2, 3)
         # .requires_grad_() is such a leaf; its views may not be changed in place either)
@@ -63,6 +58,14 @@ def inplace(x, name, write, fn_cls, *args):
             "views may not "
             "be changed in place while autograd records (as in torch). Use the out-of-place "
             "form, or .clone() the view first.")
+    if base is not None and x._view_of is not None and _of_multi_output(x):
+        node = getattr(x.grad_fn, "node_name", type(x.grad_fn).__name__)
+        raise RuntimeError(
+            f"{name}: Output 0 of {node.replace('Backward0', '')} is a view and is being "
+            "modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace (a "
+            "view of an output of split, chunk or unbind counts as one, as in torch). Use the "
+            "out-of-place form, or .clone() the split's outputs first.")
     if base is not None and x._view_of is None:
         raise RuntimeError(
             f"{name}: in-place change of this view of a tensor that requires grad is not "
@@ -78,6 +81,26 @@ def inplace(x, name, write, fn_cls, *args):
     tell_tracer(_Copy, (x, out), x)   # x now holds out
     _refresh_views(x)
     return x
+
+
+def check_leaf(name, x):
+    """torch refuses an in-place change of a leaf that requires grad (while recording) before
+    it looks at the op's other arguments."""
+    if x._rg and x.grad_fn is None and mode.enabled:
+        raise RuntimeError(
+            f"{name}: a leaf Variable that requires grad is being used in an in-place "
+            "operation. autograd needs the original value of this leaf "
+            "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
+            "or use the out-of-place form (w = w - lr * g).")
+
+
+def _of_multi_output(x):
+    """x is a view of a view ... of an output of split/chunk/unbind."""
+    while x._view_of is not None:
+        x = x._view_of[0]
+        if x._multi_output:
+            return True
+    return False
 
 
 def _snapshot(t):
@@ -140,6 +163,9 @@ def _refresh(view):
     parent, op, args = view._view_of
     if parent._base is not None:
         _refresh(parent)
+    if type(parent.grad_fn) is StaleMultiOutputView:   # a view of a stale split output: using
+        view.grad_fn, view._hist_v = parent.grad_fn, version   # it raises torch's error then,
+        return                                                 # not this write
     fresh = op.apply(parent, *args)
     view.grad_fn, view._out_idx, view._rg = fresh.grad_fn, fresh._out_idx, fresh._rg
     view._hist_v = version
