@@ -284,3 +284,61 @@ def test_index_add_on_a_leaf_reports_the_leaf_first():
 def test_index_put_accumulate_out_of_range_is_an_index_error():
     same(lambda L: L.zeros(0).index_put_((L.tensor([0]),), L.tensor(2.), accumulate=True))
     same(lambda L: L.zeros(2, 3).index_put_((L.tensor([2]),), L.tensor(2.), accumulate=True))
+
+
+# --- in-place casts, tensor-only operands, lerp ----------------------------------------------
+
+@pytest.mark.parametrize("b", ["int8", "int16"])
+def test_pow_in_place_casts_within_the_integer_category(b):
+    """uint8.pow_(int8): the int16 result casts back to uint8 (torch's canCast; labkit used
+    numpy's same_kind rule and refused)."""
+    same(lambda L: L.tensor([0, 3, 255], dtype=L.uint8).pow_(L.tensor([1, 2, 0],
+                                                                      dtype=getattr(L, b))))
+
+
+def test_pow_in_place_refuses_an_exponent_that_does_not_fit():
+    same(lambda L: L.tensor([2, 3], dtype=L.uint8).pow_(300))
+
+
+@pytest.mark.parametrize("op", ["fmod_", "remainder_"])
+def test_bool_in_place_refuses_an_integer_result(op):
+    same(lambda L: getattr(L.tensor([True, False]), op)(L.tensor(3, dtype=L.int8)))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum", "fmax", "fmin", "hypot", "logical_and",
+                                "logical_or", "logical_and_"])
+def test_ops_that_take_only_a_tensor_refuse_a_number(op):
+    same(lambda L: getattr(L.tensor([1., 2.]), op)(2))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64"])
+def test_hypot_of_integers_is_not_implemented(dtype):
+    same(lambda L: L.tensor([1, 0]).to(getattr(L, dtype)).hypot(L.tensor([1, 1]).to(
+        getattr(L, dtype))))
+
+
+@pytest.mark.parametrize("case", ["end_dtype", "int_start", "bool_start", "zero_d_weight"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_lerp_checks(case, inplace):
+    def program(L):
+        start = {"int_start": L.tensor([1, 2]), "bool_start": L.tensor([True, False])}.get(
+            case, L.tensor([1., 2.], dtype=L.float16 if case == "end_dtype" else L.float32))
+        end = L.tensor([3, 4], dtype=L.uint8) if case == "end_dtype" else L.ones(2).to(
+            start.dtype)
+        weight = L.tensor(0.5, dtype=L.float64) if case == "zero_d_weight" else 0.5
+        return start.lerp_(end, weight) if inplace else L.lerp(start, end, weight)
+    same(program)
+
+
+@pytest.mark.parametrize("changed", ["start", "end"])
+def test_lerp_with_a_number_weight_saves_nothing(changed):
+    """torch's lerp with a number weight needs no tensor for its gradients: changing start or
+    end in place afterwards is fine (labkit refused at backward)."""
+    def program(L):
+        a0 = L.tensor([1., 2.], requires_grad=True)
+        b0 = L.tensor([3., 5.], requires_grad=True)
+        a, b = a0 * 1, b0 * 1
+        out = L.lerp(a, b, 0.3)
+        (a if changed == "start" else b).mul_(2)
+        return L.autograd.grad(out.sum(), [a0, b0])
+    same(program)

@@ -5,7 +5,7 @@ from ..dtype import from_np
 from ..function import Function
 from ..promotion import cast_all
 from ..tensor import Tensor, tensor_method
-from .common import data, operands
+from .common import data, operands, require_tensor
 from .table import Numpy
 from . import rules
 
@@ -73,6 +73,8 @@ _COMPARABLE = (Tensor, int, float, complex, np.generic)   # not arrays: torch: T
 
 def _bind(cls, dunder=None):
     def op(a, b):
+        if cls.op_name.startswith("logical"):
+            require_tensor(cls.op_name, b)
         return cls.apply(a, b)
 
     def compare(a, b):

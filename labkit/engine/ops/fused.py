@@ -40,6 +40,8 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 @tensor_method("lerp_")
 def lerp_(input, end, weight):
     """input += weight * (end - input), in place."""
+    from .math import check_lerp
+    check_lerp(input, end, weight)
     return input.add_((end - input) * weight)
 
 

@@ -8,7 +8,8 @@ from .complex_guard import refuse_complex
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from . import rules
-from .common import float_data, float_operands, operands
+from ..promotion import result_np
+from .common import float_data, float_operands, operands, require_tensor
 from .math import _check_not_bool
 
 
@@ -106,6 +107,11 @@ def exp2(input):
 
 @tensor_method("hypot")
 def hypot(input, other):
+    require_tensor("hypot", other)
+    dt = result_np(input, other)
+    if dt.kind in "biu":
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for {dt} operands (as in "
+                                  "torch: floating point only). Convert first: x.float().")
     return Hypot.apply(input, other)
 
 
@@ -319,11 +325,13 @@ def _fminmax(a, b, take_a):
 
 @tensor_method("fmax")
 def fmax(input, other):
+    require_tensor("fmax", other)
     return _fminmax(input, other, input >= other)
 
 
 @tensor_method("fmin")
 def fmin(input, other):
+    require_tensor("fmin", other)
     return _fminmax(input, other, input <= other)
 
 
