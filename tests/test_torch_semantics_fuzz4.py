@@ -342,3 +342,81 @@ def test_lerp_with_a_number_weight_saves_nothing(changed):
         (a if changed == "start" else b).mul_(2)
         return L.autograd.grad(out.sum(), [a0, b0])
     same(program)
+
+
+# --- promotion fuzzer finds, round 2 -------------------------------------------------------
+
+def test_number_divided_by_a_tensor_is_reciprocal_times_number():
+    """torch computes 1j / x as x.reciprocal() * 1j (bfloat16 rounding, the graph
+    MulBackward0 <- ReciprocalBackward0, which saves 1 / x: x may change in place later)."""
+    same(lambda L: 1j / L.tensor([1.5, -2.], dtype=L.float32).to(L.bfloat16))
+    same(lambda L: 3 / L.tensor([1.5, 2.5], dtype=L.float16))
+
+    def program(L):
+        a0 = L.tensor([1.5, 2.5], requires_grad=True)
+        a = a0 * 1
+        out = 2 / a
+        a.add_(1)
+        return out.grad_fn.name(), L.autograd.grad(out.sum(), a0)[0]
+    same(program)
+
+
+def test_bfloat16_with_a_complex_number_is_complex64():
+    same(lambda L: L.tensor([1.5, -2.]).to(L.bfloat16) + 1j)
+
+
+@pytest.mark.parametrize("w", [0.25, 0.5, 0.75, 2.0])
+def test_lerp_uses_torchs_two_sided_formula(w):
+    """start + w * (end - start) below w = 0.5, end - (end - start) * (1 - w) from it: at
+    end = inf, torch gives nan for w >= 0.5 (labkit gave inf), in place too."""
+    same(lambda L: L.lerp(L.tensor([-2.5, 1.]), L.tensor([float("inf"), 3.]), w))
+    same(lambda L: L.tensor([-2.5, 1.]).lerp_(L.tensor([float("inf"), 3.]), w))
+
+
+@pytest.mark.parametrize("alpha", [2, True, 0])
+def test_bool_plus_bool_with_alpha_stays_bool(alpha):
+    same(lambda L: L.tensor([True, False]).add_(L.tensor([True, True]), alpha=alpha))
+    same(lambda L: L.tensor([True, False]).add_(True, alpha=alpha))
+
+
+def test_sub_with_alpha_refuses_a_bool_operand():
+    same(lambda L: L.tensor([1, 2], dtype=L.uint8).sub(L.tensor([True, False]), alpha=3))
+
+
+@pytest.mark.parametrize("value", ["int16", "float16", "complex64"])
+def test_masked_fill_checks_a_tensor_value_fits(value):
+    same(lambda L: L.tensor([1, 2], dtype=L.uint8).masked_fill_(
+        L.tensor([True, False]), L.tensor({"int16": -32768, "float16": -2.5,
+                                            "complex64": -2.5 + 0j}[value],
+                                           dtype=getattr(L, value))))
+
+
+def test_fill_with_a_one_d_tensor_raises():
+    same(lambda L: L.zeros(2).fill_(L.tensor([1.])))
+
+
+@pytest.mark.parametrize("op", ["lt_", "le", "gt"])
+def test_ordering_methods_refuse_a_complex_number(op):
+    same(lambda L: getattr(L.tensor([True, False]), op)(1j))
+
+
+@pytest.mark.parametrize("op", ["floor_divide", "remainder", "fmod"])
+def test_rounding_ops_on_complex_are_not_implemented(op):
+    same(lambda L: getattr(L.tensor([1, 2]), op)(1 + 2j))
+
+
+def test_fmod_of_an_empty_integer_tensor_by_zero():
+    same(lambda L: L.tensor([], dtype=L.int64).fmod(0))
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder"])
+def test_fmod_remainder_by_a_number_save_nothing(op):
+    """Their gradient for a is grad: torch saves nothing, so a later in-place change of a is
+    fine (labkit refused at backward)."""
+    def program(L):
+        a0 = L.tensor([1.5, 2.5], requires_grad=True)
+        a = a0 * 1
+        out = getattr(a, op)(1.25)
+        a.mul_(2)
+        return L.autograd.grad(out.sum(), a0)[0]
+    same(program)

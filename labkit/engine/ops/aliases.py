@@ -93,7 +93,7 @@ logical_xor_ = _logical_inplace("logical_xor_", lambda a, b: a ^ b)
 @tensor_method("float_power_")
 def float_power_(input, exponent):
     """float_power computes in float64, so only a float64 tensor can hold it in place."""
-    if str(input.dtype) != "labkit.float64":
+    if str(input.dtype) not in ("labkit.float64", "labkit.complex128"):
         raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype} but the "
                            f"operation's result requires dtype float64; use "
                            f"x.double().float_power_(...) or the out-of-place float_power")

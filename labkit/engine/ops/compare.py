@@ -71,19 +71,26 @@ class LogicalXor(_Compare):
 _COMPARABLE = (Tensor, int, float, complex, np.generic)   # not arrays: torch: TypeError
 
 
+def _no_order(name):
+    raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'ComplexFloat': complex "
+                              "numbers have no order. Compare the real parts (or abs()) instead.")
+
+
 def _bind(cls, dunder=None):
+    ordered = cls.ufunc not in ("equal", "not_equal") and not cls.op_name.startswith("logical")
+
     def op(a, b):
         if cls.op_name.startswith("logical"):
             require_tensor(cls.op_name, b)
+        if ordered and type(b) is complex:
+            _no_order(cls.op_name)
         return cls.apply(a, b)
 
     def compare(a, b):
         """As torch's: NotImplemented for anything else, so x == None is False, not a tensor,
         and x < 'a' is Python's TypeError. A complex number compares for == and != only."""
-        if type(b) is complex and cls.ufunc not in ("equal", "not_equal"):
-            raise NotImplementedError(f"\"{cls.op_name}_cpu\" not implemented for "
-                                      "'ComplexFloat': complex numbers have no order. Compare "
-                                      "the real parts (or abs()) instead.")
+        if ordered and type(b) is complex:
+            _no_order(cls.op_name)
         return cls.apply(a, b) if isinstance(b, _COMPARABLE) else NotImplemented
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."

@@ -40,9 +40,11 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 @tensor_method("lerp_")
 def lerp_(input, end, weight):
     """input += weight * (end - input), in place."""
-    from .math import check_lerp
+    from .math import check_lerp, lerp
     check_lerp(input, end, weight)
-    return input.add_((end - input) * weight)
+    if input._data.dtype.kind == "c":        # (labkit's lerp has no complex version yet)
+        return input.add_((end - input) * weight)
+    return input.copy_(lerp(input.clone(), end, weight))
 
 
 def _index_add_args(input, dim, index, source):

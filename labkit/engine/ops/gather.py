@@ -342,6 +342,10 @@ def index_fill_(input, dim, index, value):
     """Set the slices at `index` along dim to value, in place (an x[..., index] = value). A
     tensor value must be 0-d, and is converted to input's dtype (as a number would be)."""
     key = _along("index_fill_", input, dim, index)
+    if (isinstance(value, complex) or isinstance(value, Tensor) and value._data.dtype.kind == "c") \
+            and input._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           f"supported (input is {input.dtype}). Fill with value.real.")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "

@@ -284,10 +284,11 @@ def _binary(name, ufunc, fn_cls, dunder):
 def _scaled(x, other, alpha):
     """alpha * other in the result dtype of x and other, as torch computes x + alpha * other
     (an int16 x minus 2 * a uint8 255 subtracts 510, not the 254 uint8 arithmetic wraps to)."""
-    if isinstance(other, Tensor):
-        dt = result_np(x, other)
-        if other._data.dtype != dt:
-            other = other.to(from_np(dt))
+    dt = result_np(x, other)
+    if isinstance(other, Tensor) and other._data.dtype != dt:
+        other = other.to(from_np(dt))
+    if dt.kind == "b":                  # a bool sum: alpha is True or False
+        return other * bool(alpha) if isinstance(other, Tensor) else bool(other) and bool(alpha)
     return other * alpha
 
 
@@ -362,6 +363,10 @@ def zero_(x):
 
 @tensor_method("fill_")
 def fill_(x, value):
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions. Use x.copy_(value) to copy a tensor "
+                           "in, or fill with value.item().")
     if not isinstance(value, Tensor):
         value = fill_value(x._data.dtype, value)
     return inplace(x, "fill_", lambda d: d.__setitem__(Ellipsis, data(value)), _Fill, value)
@@ -463,6 +468,8 @@ def _fill_value(x, value):
             raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but "
                                f"got one with shape {tuple(value.shape)}. Use labkit.where(mask, "
                                "value, x) to fill from a tensor.")
+        if x._data.dtype.kind in "iu":
+            fill_value(x._data.dtype, value.item())    # as torch: -32768 does not fit uint8
         return value if value.dtype == x.dtype else value.to(x.dtype)
     return fill_value(x._data.dtype, value)
 

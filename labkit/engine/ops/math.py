@@ -335,7 +335,9 @@ class Lerp(Function):
                                   weight if tensor_w and (need[0] or need[1]) else None)
             ctx.weight = None if tensor_w else weight
         s, e, w = start._data, end._data, data(weight)
-        return start.device.xp.asarray(s + w * (e - s)).astype(s.dtype, copy=False)
+        xp = start.device.xp      # torch's two-sided formula (its inf/nan and its rounding)
+        out = xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
+        return xp.asarray(out).astype(s.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -408,25 +410,33 @@ class Remainder(Function):
     def forward(ctx, a, b):
         _check_not_bool("remainder", a, b)
         _int_zero_check("remainder", a, b)
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad      # as torch: a and b only for b's gradient
+        if len(need) > 1 and need[1]:
+            ctx.save_for_backward(a, b)
         xp = (a if isinstance(a, Tensor) else b).device.xp
         with _quiet(xp):
             return xp.asarray(xp.remainder(*operands(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gb = -grad * floor_divide(a, b) if need[1] else None
+        gb = None
+        if len(need) > 1 and need[1]:
+            a, b = ctx.saved_tensors
+            gb = -grad * floor_divide(a, b)
         return (grad if need[0] else None), gb
 
 
 def _check_not_bool(name, a, b):
     """torch has no bool kernel for //, %, fmod and rounded div: a bool result type (bool with
     bool, or with a Python bool) is refused, as torch does (NotImplementedError)."""
-    if result_np(a, b).kind == "b":
+    kind = result_np(a, b).kind
+    if kind == "b":
         raise NotImplementedError(f"{name}: not implemented for bool operands (as in torch); "
                                   "convert first, e.g. mask.long().")
+    if kind == "c":
+        raise NotImplementedError(f"{name}: not implemented for complex operands (as in torch: "
+                                  "complex numbers have no floor or remainder).")
 
 
 sinh = tensor_method("sinh")(unary_op(Sinh))

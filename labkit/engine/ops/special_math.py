@@ -58,20 +58,21 @@ class Fmod(Function):
         _check_not_bool("fmod", a, b)
         x, y = operands(a, b)
         if xp.asarray(x).dtype.kind in "iub" and xp.asarray(y).dtype.kind in "iub" \
-                and bool((xp.asarray(y) == 0).any()):
+                and xp.asarray(x).size and bool((xp.asarray(y) == 0).any()):
             raise RuntimeError("ZeroDivisionError")
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)
+        need = ctx.needs_input_grad      # as torch: a and b only for b's gradient
+        if len(need) > 1 and need[1]:
+            ctx.save_for_backward(a, b)
         ctx.b = b
         with _quiet(xp):
             return xp.asarray(xp.fmod(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
         gb = None
         if len(need) > 1 and need[1]:
+            a, b = ctx.saved_tensors
             gb = -grad * (a / b).trunc()
         return (grad if need[0] else None), gb
 
