@@ -46,6 +46,7 @@ KNOWN_GAPS = {
     # labkit saves more than torch: kthvalue's gather keeps its input (torch: the indices),
     # cross_entropy's nll_loss keeps its input (torch: log_softmax's result) -> labkit raises
     "kthvalue": _INPUTS, "cross_entropy": _INPUTS,
+    "linear": {"b", "b_view"},      # F.linear keeps x and w whatever needs a gradient
     "expand": {"out_detach"},       # a write into an expanded tensor (see graphs.EXPAND_WRITES)
     "unfold": {"out"},              # overlapping windows written in place: order-dependent
 }
