@@ -321,6 +321,9 @@ def _along(name, input, dim, index, negative=True):
     dim = _one_dim(dim, input._data.ndim, name)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
         raise IndexError(f"{name}(): index must be a 1-D integer tensor.")
+    if input._data.ndim == 0 and index._data.size != 1 and name == "index_copy_":
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {index._data.size})")
     if index._data.dtype.name != "int64":
         raise (IndexError if name == "index_fill_" else RuntimeError)(
             f"{name}(): Expected a long tensor (dtype int64) for index, but got {index.dtype}. "
@@ -330,9 +333,6 @@ def _along(name, input, dim, index, negative=True):
         raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
                          f"(shape {tuple(input.shape)}).")
     if input._data.ndim == 0:        # a 0-d input is its one slice: all of it, or nothing
-        if i.size != 1 and name == "index_copy_":
-            raise IndexError(f"index_copy_(): When source is scalar, index should have one "
-                             f"element (got {i.size})")
         return Ellipsis if i.size else ()
     return (slice(None),) * dim + (index.reshape(-1),)
 
@@ -368,7 +368,12 @@ def index_fill(input, dim, index, value):
 @tensor_method("index_copy_")
 def index_copy_(input, dim, index, source):
     """Copy source's slices to the positions `index` along dim, in place."""
-    input[_along("index_copy_", input, dim, index, negative=False)] = source
+    key = _along("index_copy_", input, dim, index, negative=False)
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {input.dtype} and (source) {source.dtype}. Convert "
+                           f"first: source.to({input.dtype}).")
+    input[key] = source
     return input
 
 
