@@ -577,14 +577,14 @@ def _a_inplace(L, p, a, b):
             v.index_add_(0, i, v[i] * 2)
         else:
             v.add_(1)
-    elif op == "index_fill_":     # (a 0-d v: index [0]; torch's backward refuses [] and -1)
-        i = L.tensor([0, -1, 0]) if v.dim() and v.shape[0] else L.tensor(
-            [] if v.dim() else [0], dtype=L.int64)
+    elif op == "index_fill_":     # (no negative index: torch's backward for a value that
+        i = L.tensor([0, v.shape[0] - 1, 0]) if v.dim() and v.shape[0] else L.tensor(  # needs
+            [] if v.dim() else [0], dtype=L.int64)   # a gradient refuses it, as [] on a 0-d v)
         v.index_fill_(0, i, val if not isinstance(val, L.Tensor) or val.dim() == 0
                       else val.sum())
     elif op == "masked_scatter_":
         scale = val.sum() if isinstance(val, L.Tensor) else val
-        v.masked_scatter_(v > 0, L.arange(v.numel(), dtype=v.dtype).reshape(v.shape) * scale)
+        v.masked_scatter_(v > 0, (L.arange(v.numel()).reshape(v.shape) * scale).to(v.dtype))
     elif op == "scatter_":
         scale = val.sum() if isinstance(val, L.Tensor) else val
         ones = (1,) * v.dim()
@@ -708,6 +708,7 @@ FLOAT_ONLY = {"softplus", "leaky_relu", "gelu", "silu", "elu", "logsigmoid", "ha
 # torch's index_put_ (x[mask] = v, masked_fill_) writes into an expand()ed view; labkit's expanded
 # views are read-only for every write: a known gap (labkit refuses with a clear message)
 EXPAND_WRITES = {"fill_", "masked_fill_", "setitem_b", "index_put_acc", "index_add_", "copy_",
+                 "index_fill_", "masked_scatter_", "scatter_",
                  "zero_"}
 # gradients at +-inf that differ from torch's (huber/smooth_l1: torch +-1/n, labkit nan): a known
 # gap in the loss ops, not drawn on non-finite inputs; gelu(+inf) is nan in torch's float32 and

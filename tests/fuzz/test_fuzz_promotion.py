@@ -66,12 +66,18 @@ def half_with_complex(a, b):
     return "float16" in kinds and any(k.startswith("complex") for k in kinds)
 
 
+_INTS = ("uint8", "int8", "int16", "int32", "int64")
+
+
 def number_beyond_dtype(op, a, b):
     """Known gap: some of torch's in-place kernels (div_(rounding_mode=), clamp_min_, ...)
     convert a Python number to x's dtype first (2 ** 40 into uint8 is 0: ZeroDivisionError; into
     float16: an overflow error), others compute in the result dtype; labkit does the latter
     everywhere (and checks // by zero before the number wraps). A number that does not fit x's
     dtype is not compared."""
+    if op in INPLACE and b[0] in _INTS and not b[1] and a[0] in _INTS:   # a 0-d integer b
+        info = np.iinfo(a[0])                # that a's dtype cannot hold: torch converts it
+        return not all(info.min <= v <= info.max for v in b[2])   # first (-32768 -> 0 in uint8)
     if b[0] != "scalar" or isinstance(b[1], (bool, complex)) or \
             a[0] == "bool" or a[0].startswith("complex"):
         return False

@@ -65,7 +65,8 @@ def _index_add_args(input, dim, index, source):
     if i.size and source.numel() and bool(((i < 0) | (i >= n)).any()):   # (torch checks as
         bad = int(i.min()) if int(i.min()) < 0 else int(i.max())           # it adds: nothing
         # to add, no check)
-        # torch's kernel for a 0-d or 1-D input raises IndexError, for the others RuntimeError
+        # torch's kernel for a 0-d or 1-D input raises IndexError, for the others mostly
+        # RuntimeError (its choice of kernel decides: (1, 1, 1) gives IndexError)
         raise (IndexError if input._data.ndim <= 1 else RuntimeError)(
             f"index_add(): index {bad} is out of bounds for dimension {dim} with size {n} "
             "(index out of range in self: index_add takes no negative positions).")

@@ -329,7 +329,9 @@ def _along(name, input, dim, index, negative=True):
             f"{name}(): Expected a long tensor (dtype int64) for index, but got {index.dtype}. "
             "Convert it with index.long().")
     n, i = input._data.shape[dim] if input._data.ndim else 1, index._data
-    if i.size and bool(((i < (-n if negative else 0)) | (i >= n)).any()):
+    if i.size and (negative or input._data.size) and \
+            bool(((i < (-n if negative else 0)) | (i >= n)).any()):   # (index_copy_ of an
+        # empty input copies nothing and checks nothing, as torch)
         raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
                          f"(shape {tuple(input.shape)}).")
     if input._data.ndim == 0:        # a 0-d input is its one slice: all of it, or nothing
@@ -341,6 +343,8 @@ def _along(name, input, dim, index, negative=True):
 def index_fill_(input, dim, index, value):
     """Set the slices at `index` along dim to value, in place (an x[..., index] = value). A
     tensor value must be 0-d, and is converted to input's dtype (as a number would be)."""
+    from .inplace import check_leaf
+    check_leaf("index_fill_", input)
     key = _along("index_fill_", input, dim, index)
     if (isinstance(value, complex) or isinstance(value, Tensor) and value._data.dtype.kind == "c") \
             and input._data.dtype.kind != "c":
@@ -368,12 +372,13 @@ def index_fill(input, dim, index, value):
 @tensor_method("index_copy_")
 def index_copy_(input, dim, index, source):
     """Copy source's slices to the positions `index` along dim, in place."""
-    key = _along("index_copy_", input, dim, index, negative=False)
+    from .inplace import check_leaf
+    check_leaf("index_copy_", input)
     if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
                            f"but got (self) {input.dtype} and (source) {source.dtype}. Convert "
                            f"first: source.to({input.dtype}).")
-    input[key] = source
+    input[_along("index_copy_", input, dim, index, negative=False)] = source
     return input
 
 

@@ -92,6 +92,13 @@ def check_leaf(name, x):
             "operation. autograd needs the original value of this leaf "
             "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
             "or use the out-of-place form (w = w - lr * g).")
+    base = x._base
+    if base is not None and base.grad_fn is None and (base._rg or x._rg) and mode.enabled \
+            and not x._no_grad_view:
+        raise RuntimeError(
+            f"{name}: a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation (the leaf has shape {tuple(base.shape)}). Wrap parameter updates in "
+            "`with labkit.no_grad():`, or .clone() the view and change the copy.")
 
 
 def _of_multi_output(x):
@@ -398,6 +405,9 @@ def _check_broadcasts_to(name, src, x):
 
 @tensor_method("clamp_", "clip_")
 def clamp_(x, min=None, max=None):
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types (as in torch: "
+                                  "complex numbers have no order). Clamp z.real or z.abs().")
     cls = unary.Clamp if min is not None and max is not None else \
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
