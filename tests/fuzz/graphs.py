@@ -432,7 +432,9 @@ def _a_index_op(name):
             size = _size(tuple(x.shape), d)        # winner is unspecified)
             idx = np.unique(idx % size).astype(idx.dtype) if size else idx
         i = L.tensor(idx)
-        if name == "index_fill":
+        if name == "index_fill":     # (torch's backward refuses [] on a 0-d x, and a negative
+            size = _size(tuple(x.shape), d)     # index when the value needs a gradient)
+            i = L.tensor(idx % size if size else idx) if x.dim() or len(idx) else L.tensor([0])
             val = b.to(x.dtype).sum() if b.is_floating_point() else 0.5
             return x.index_fill(d, i, val)
         shape = list(x.shape)
@@ -578,8 +580,9 @@ def _a_inplace(L, p, a, b):
         else:
             v.add_(1)
     elif op == "index_fill_":     # (no negative index: torch's backward for a value that
-        i = L.tensor([0, v.shape[0] - 1, 0]) if v.dim() and v.shape[0] else L.tensor(  # needs
-            [] if v.dim() else [0], dtype=L.int64)   # a gradient refuses it, as [] on a 0-d v)
+        i = L.tensor(sorted({0, v.shape[0] - 1})) if v.dim() and v.shape[0] else L.tensor(  #
+            [] if v.dim() else [0], dtype=L.int64)   # needs a gradient refuses it, as [] on a
+        # 0-d v; no repeats: torch's value gradient counts a repeated position per repeat)
         v.index_fill_(0, i, val if not isinstance(val, L.Tensor) or val.dim() == 0
                       else val.sum())
     elif op == "masked_scatter_":

@@ -39,7 +39,7 @@ KNOWN_GAPS = {
     "prod": _OUTPUT,
     "index_add": {"b", "b_view"},   # torch's formula reads source's shape: it saves source
     "take": _INPUTS,                # torch saves self for its shape
-    "einsum": _INPUTS,              # labkit's einsum node keeps every operand; torch's are
+    "einsum": _INPUTS | {"b", "b_view"},   # labkit's einsum node keeps every operand; torch's are
     # the products it decomposes into, which keep a only for b's gradient
     "sgn": _INPUTS | _OUTPUT | {"b", "b_view", "a_data"},   # torch saves x and sgn(x) (and
     # hands a ZeroTensor to b's gradient); labkit's real sgn saves nothing
