@@ -93,6 +93,8 @@ def _combine(higher, lower):
         return higher
     hk, lk = _KINDS[higher.kind], _KINDS[lower.kind]
     if lk == 3 and hk < 3:        # a complex lower group: complex of a float higher's width
+        if higher.kind == "V":    # (bfloat16 has none: torch gives complex64)
+            return _c64
         return _dt.from_np(higher).to_complex().np if hk == 2 else lower
     if hk >= 2:
         return higher

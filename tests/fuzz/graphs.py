@@ -399,11 +399,123 @@ INDEXING = {
 }
 
 
+def _src_from(L, a, b, shape):
+    """A source of `shape` whose values come from a and b (so both get gradients)."""
+    n = int(np.prod(shape)) if shape else 1
+    flat = a.reshape(-1)
+    base = flat[L.arange(n) % flat.numel()] * 2 if flat.numel() else L.zeros(n, dtype=a.dtype)
+    extra = b.to(a.dtype).mean() if b.is_floating_point() and b.numel() else 1.5
+    return (base + extra).reshape(shape)
+
+
+def _p_index_dup(draw, a, b):
+    """dim, an index with repeats (unique for index_copy: duplicates are nondeterministic in
+    torch), alpha, whether the read is through a non-contiguous view (a.t() / a.mT)."""
+    d = _dim(draw, len(a))
+    s = _size(a, d)
+    k = draw(st.integers(0, 4))
+    vals = draw(st.lists(st.integers(-s if draw(st.booleans()) else 0, max(s - 1, 0)),
+                         min_size=k, max_size=k)) if s else []
+    return (d, np.array(vals, dtype=draw(st.sampled_from(["int64", "int64", "int32"]))),
+            draw(st.sampled_from([1, 2, -0.5])), draw(st.booleans()))
+
+
+def _turned(a):
+    return a.mT if a.dim() >= 2 else a
+
+
+def _a_index_op(name):
+    def f(L, p, a, b):
+        d, idx, alpha, turn = p
+        x = _turned(a) if turn else a
+        if name == "index_copy" and len(idx):     # unique positions (duplicates: torch's
+            size = _size(tuple(x.shape), d)        # winner is unspecified)
+            idx = np.unique(idx % size).astype(idx.dtype) if size else idx
+        i = L.tensor(idx)
+        if name == "index_fill":     # (torch's backward refuses [] on a 0-d x, and a negative
+            size = _size(tuple(x.shape), d)     # index when the value needs a gradient)
+            i = L.tensor(idx % size if size else idx) if x.dim() or len(idx) else L.tensor([0])
+            val = b.to(x.dtype).sum() if b.is_floating_point() else 0.5
+            return x.index_fill(d, i, val)
+        shape = list(x.shape)
+        if shape:
+            shape[d % x.dim()] = len(idx)
+        src = _src_from(L, x, b, tuple(shape))
+        if name == "index_add":
+            return x.index_add(d, i, src, alpha=alpha)
+        if name == "index_copy":
+            return x.index_copy(d, i, src)
+        return x.index_put((i,), src.sum() if alpha == 1 else src.reshape(-1)[:1].sum(),
+                           accumulate=alpha != -0.5)
+    return f
+
+
+def _p_scatter_reduce(draw, a, b):
+    d, idx = _p_gather(draw, a, b)
+    return (d, idx, draw(st.sampled_from(["sum", "prod", "mean", "amax", "amin"])),
+            draw(st.booleans()))
+
+
+def _a_scatter_reduce(L, p, a, b):
+    d, idx, red, include = p
+    src = _src_from(L, a, b, idx.shape)
+    return a.scatter_reduce(d, L.tensor(idx), src, red, include_self=include)
+
+
+def _a_scatter(L, p, a, b):
+    """scatter with a src: where an index repeats along dim, torch's winner is unspecified, so
+    each row's index is made unique (a permutation prefix)."""
+    d, idx = p
+    if a.dim() and idx.size:
+        k, size = d % a.dim(), a.shape[d % a.dim()]
+        n = idx.shape[k]
+        if n > size:
+            return a.scatter_add(d, L.tensor(idx), _src_from(L, a, b, idx.shape))
+        idx = np.broadcast_to(np.arange(n).reshape([-1 if j == k else 1 for j in
+                                                     range(idx.ndim)]), idx.shape).copy()
+    return a.scatter(d, L.tensor(idx), _src_from(L, a, b, idx.shape))
+
+
+def _a_masked_scatter(L, p, a, b):
+    mask = a > 0.25
+    return a.masked_scatter(mask, _src_from(L, a, b, tuple(a.shape)) * -1)
+
+
+def _a_setitem_dup(L, p, a, b):
+    """h[idx] = v and h[idx] += v with repeated indices (the last write wins; += reads first)."""
+    d, idx, alpha, turn = p
+    h = a.clone()
+    x = _turned(h) if turn else h
+    key = (slice(None),) * (d % max(x.dim(), 1)) + (L.tensor(idx),) if x.dim() else \
+        L.tensor(idx)
+    target = x[key]
+    v = _src_from(L, a, b, tuple(target.shape))
+    if alpha == 1:
+        x[key] = v
+    else:
+        x[key] += v * alpha
+    return h
+
+
+INDEXING.update({
+    "index_add": (_p_index_dup, _a_index_op("index_add")),
+    "index_copy": (_p_index_dup, _a_index_op("index_copy")),
+    "index_fill": (_p_index_dup, _a_index_op("index_fill")),
+    "index_put": (_p_index_dup, _a_index_op("index_put")),
+    "scatter_reduce": (_p_scatter_reduce, _a_scatter_reduce),
+    "scatter": (_p_gather, _a_scatter),
+    "masked_scatter": (_none, _a_masked_scatter),
+    "masked_fill_t": (_none, lambda L, p, a, b: _turned(a).masked_fill(
+        _turned(a) < 0, b.to(a.dtype).sum() if b.is_floating_point() else 2.5)),
+    "setitem_dup": (_p_index_dup, _a_setitem_dup),
+})
+
+
 # in-place on a view of a clone of a: the view, the op, and what it writes (from b)
 IVIEWS = ["slice2", "select0", "diagonal", "t", "flat", "self", "unfold", "adv_read", "expand_b"]
 IOPS = ["mul_", "add_", "sub_", "div_", "copy_", "exp_", "sqrt_", "relu_", "sigmoid_", "neg_",
         "clamp_", "zero_", "fill_", "masked_fill_", "pow_", "setitem_b", "index_put_acc",
-        "index_add_"]
+        "index_add_", "index_fill_", "masked_scatter_", "scatter_"]
 
 
 def _p_inplace(draw, a, b):
@@ -467,6 +579,19 @@ def _a_inplace(L, p, a, b):
             v.index_add_(0, i, v[i] * 2)
         else:
             v.add_(1)
+    elif op == "index_fill_":     # (no negative index: torch's backward for a value that
+        i = L.tensor(sorted({0, v.shape[0] - 1})) if v.dim() and v.shape[0] else L.tensor(  #
+            [] if v.dim() else [0], dtype=L.int64)   # needs a gradient refuses it, as [] on a
+        # 0-d v; no repeats: torch's value gradient counts a repeated position per repeat)
+        v.index_fill_(0, i, val if not isinstance(val, L.Tensor) or val.dim() == 0
+                      else val.sum())
+    elif op == "masked_scatter_":
+        scale = val.sum() if isinstance(val, L.Tensor) else val
+        v.masked_scatter_(v > 0, (L.arange(v.numel()).reshape(v.shape) * scale).to(v.dtype))
+    elif op == "scatter_":
+        scale = val.sum() if isinstance(val, L.Tensor) else val
+        ones = (1,) * v.dim()
+        v.scatter_(0, L.zeros(ones, dtype=L.int64), L.ones(ones, dtype=v.dtype) * scale)
     else:
         raise AssertionError(op)
     return h
@@ -586,6 +711,7 @@ FLOAT_ONLY = {"softplus", "leaky_relu", "gelu", "silu", "elu", "logsigmoid", "ha
 # torch's index_put_ (x[mask] = v, masked_fill_) writes into an expand()ed view; labkit's expanded
 # views are read-only for every write: a known gap (labkit refuses with a clear message)
 EXPAND_WRITES = {"fill_", "masked_fill_", "setitem_b", "index_put_acc", "index_add_", "copy_",
+                 "index_fill_", "masked_scatter_", "scatter_",
                  "zero_"}
 # gradients at +-inf that differ from torch's (huber/smooth_l1: torch +-1/n, labkit nan): a known
 # gap in the loss ops, not drawn on non-finite inputs; gelu(+inf) is nan in torch's float32 and

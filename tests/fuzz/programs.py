@@ -10,6 +10,7 @@ class; at the end, gradients for a random upstream gradient and (for float64) se
 derivatives. Strategies draw from hypothesis, so failures shrink to a small program.
 """
 import math
+import operator
 
 import numpy as np
 from hypothesis import strategies as st
@@ -170,7 +171,17 @@ UNARY = ["neg", "abs", "sign", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigm
          "float", "double", "long", "half", "bool", "clone", "contiguous"]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "ge",
           "where", "add_alpha", "masked_fill", "clamp", "floordiv", "mod", "and", "or", "xor",
-          "iadd_other", "imul_other", "isub_other", "idiv_other", "copy_other"]
+          "iadd_other", "imul_other", "isub_other", "idiv_other", "copy_other", "lshift", "rshift",
+          "fmod", "div_floor", "div_trunc", "le", "gt", "ifloordiv_other", "imod_other",
+          "ipow_other", "iand_other", "ilshift_other", "iremainder_other"]
+# in-place binary ops on a clone of x: the result type must cast to x's dtype (torch: "result
+# type Float can't be cast to the desired output type Long"); integer // and % by 0 raise
+INPLACE_OTHER = {"iadd_other": lambda h, o: h.add_(o), "imul_other": lambda h, o: h.mul_(o),
+                 "isub_other": lambda h, o: h.sub_(o), "idiv_other": lambda h, o: h.div_(o),
+                 "copy_other": None, "ifloordiv_other": operator.ifloordiv,
+                 "imod_other": operator.imod, "ipow_other": operator.ipow,
+                 "iand_other": operator.iand, "ilshift_other": operator.ilshift,
+                 "iremainder_other": lambda h, o: h.remainder_(o)}
 REDUCE = ["sum", "mean", "amax", "amin", "var", "std", "max_dim", "argmax", "max", "any",
           "min", "median", "min_dim", "median_dim", "cumsum", "logsumexp", "sum_dtype",
           "prod_dtype", "cumsum_dtype"]
@@ -400,19 +411,22 @@ def apply(L, s, t):
     if name in ("maximum", "minimum"):
         o = _other(L, s[1], t)
         return getattr(L, name)(t, o if not isinstance(o, (int, float, bool)) else _mk(L, np.array(o)))
-    if name in ("iadd_other", "imul_other", "isub_other", "idiv_other", "copy_other"):
+    if name in INPLACE_OTHER:
         o, h = _other(L, s[1], t), t.clone()
         if name == "copy_other":
             return h.copy_(o if isinstance(o, L.Tensor) else L.tensor(o))
-        return getattr(h, {"iadd_other": "add_", "imul_other": "mul_", "isub_other": "sub_",
-                           "idiv_other": "div_"}[name])(o)
+        return INPLACE_OTHER[name](h, o)
+    if name in ("fmod", "div_floor", "div_trunc"):
+        o = _other(L, s[1], t)
+        return t.fmod(o) if name == "fmod" else t.div(o, rounding_mode=name[4:])
     if name in BINARY:
         o = _other(L, s[1], t)
         return {"add": lambda: t + o, "sub": lambda: t - o, "mul": lambda: t * o,
                 "div": lambda: t / o, "eq": lambda: t == o, "ne": lambda: t != o,
                 "lt": lambda: t < o, "ge": lambda: t >= o, "floordiv": lambda: t // o,
                 "mod": lambda: t % o, "and": lambda: t & o, "or": lambda: t | o,
-                "xor": lambda: t ^ o}[name]()
+                "xor": lambda: t ^ o, "lshift": lambda: t << o, "rshift": lambda: t >> o,
+                "le": lambda: t <= o, "gt": lambda: t > o}[name]()
     if name in ("sum_dtype", "prod_dtype", "cumsum_dtype"):
         d, dt = s[1], getattr(L, s[2])
         if name == "cumsum_dtype":

@@ -7,6 +7,8 @@ differ. In-place forms that have no kernel of their own (put_, clamp_min_) compu
 out-of-place result and copy_ it in, so they version-check and record like every in-place op.
 """
 from ..dtype import bool_, int8, int16
+from ..promotion import category
+from .common import require_tensor
 from ..tensor import Tensor, tensor_method
 
 # torch name -> labkit name (a Tensor method that already exists)
@@ -37,7 +39,7 @@ def _copy_in(x, out, name="in-place op"):
     if tuple(out.shape) != tuple(x.shape):
         raise RuntimeError(f"{name}: output with shape {list(x.shape)} doesn't match the "
                            f"broadcast shape {list(out.shape)}")
-    if out.dtype.is_floating_point and not x.dtype.is_floating_point:
+    if category(out._data.dtype) > category(x._data.dtype):     # torch's canCast
         raise RuntimeError(f"{name}: result type {_kind(out.dtype)} can't be cast to the "
                            f"desired output type {_kind(x.dtype)}")
     return x.copy_(out)
@@ -77,6 +79,7 @@ def logical_not_(input):
 
 def _logical_inplace(name, combine):
     def op(input, other):
+        require_tensor(name, other)
         return _copy_in(input, combine(_truth(input), _truth(other)), name)
     op.__name__ = op.__qualname__ = name
     return tensor_method(name)(op)
@@ -90,7 +93,7 @@ logical_xor_ = _logical_inplace("logical_xor_", lambda a, b: a ^ b)
 @tensor_method("float_power_")
 def float_power_(input, exponent):
     """float_power computes in float64, so only a float64 tensor can hold it in place."""
-    if str(input.dtype) != "labkit.float64":
+    if str(input.dtype) not in ("labkit.float64", "labkit.complex128"):
         raise RuntimeError(f"the base given to float_power_ has dtype {input.dtype} but the "
                            f"operation's result requires dtype float64; use "
                            f"x.double().float_power_(...) or the out-of-place float_power")
@@ -142,7 +145,7 @@ def select(input, dim, index):
 
 
 def _flat_index(name, input, index):
-    if not isinstance(index, Tensor) or index.dtype.is_floating_point or index.dtype == bool_:
+    if not isinstance(index, Tensor) or index._data.dtype.name != "int64":   # (int32 too)
         raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
                            f"{getattr(index, 'dtype', type(index).__name__)}")
     n = input.numel()

@@ -95,6 +95,9 @@ def reshape_as(input, other):
 def take_along_dim(input, indices, dim=None):
     """input's values at `indices` along dim, the other dims broadcast (numpy's
     take_along_axis); with dim=None, over the flattened input."""
+    if isinstance(indices, Tensor) and indices._data.dtype.name != "int64":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype}. Convert them with indices.long().")
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     nd = input.dim()
@@ -116,4 +119,10 @@ def take_along_dim(input, indices, dim=None):
             raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
                                f"at non-singleton dimension {k}")
         shape_in[k] = shape_ix[k] = b if a == 1 else a
+    n = input.shape[d]
+    if indices.numel():        # torch takes positions modulo the size (-1 is the last)
+        if n == 0:
+            raise RuntimeError("ZeroDivisionError: take_along_dim() along a dim of size 0 with "
+                               "a non-empty index (torch reads positions modulo the size).")
+        indices = indices % n
     return input.expand(*shape_in).gather(d, indices.expand(*shape_ix))

@@ -386,6 +386,7 @@ def add(a, b, alpha=1):
 def sub(a, b, alpha=1):
     a = number_operand(a)
     if alpha != 1:
+        _check_bool("sub", a, b)          # (before b is scaled into the result dtype)
         b = _scaled("sub", a, b, alpha)
     return Sub.apply(a, b)
 
@@ -434,7 +435,9 @@ def div(a, b, *, rounding_mode=None):
 
 @tensor_method("__rtruediv__")
 def rdiv(a, b):
-    return Div.apply(b, a)
+    """number / a, as torch computes it: a.reciprocal() * number (its rounding in float16 and
+    bfloat16, its graph MulBackward0 <- ReciprocalBackward0, which saves 1 / a, not a)."""
+    return a.reciprocal() * b
 
 
 @tensor_method("__pos__")

@@ -84,4 +84,31 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError(f"mismatch in length of strides and shape ({len(stride)} strides "
                            f"for {len(size)} sizes)")
     offset = _offset(input) if storage_offset is None else int(storage_offset)
-    return _as_view(AsStrided.apply(input, size, stride, offset), input)
+    d = input._data
+    where = (d.shape, tuple(s // d.itemsize for s in d.strides), _offset(input),
+             _storage_array(input).size)
+    return _as_view(AsStrided.apply(input, size, stride, offset), input, _View,
+                    (size, stride, offset, where))
+
+
+class _View:
+    """How an as_strided view is re-read and written back (the in-place ops use both): `where`
+    is the parent's own geometry in the storage, which the copy put_back receives lacks."""
+
+    @staticmethod
+    def apply(parent, size, stride, offset, where):
+        return AsStrided.apply(parent, size, stride, offset)
+
+    @staticmethod
+    def put_back(parent, new, size, stride, offset, where):
+        """parent once the view holds `new`: each parent element whose storage position the
+        view covers takes the view's value there, through index_put (so gradients flow to
+        parent's other elements and to new)."""
+        from ..creation import tensor
+        shape, strides, start, n = where
+        xp, dev = parent.device.xp, parent.device
+        mine = tensor(_positions(xp, shape, strides, start).reshape(-1), device=dev)
+        view = tensor(_positions(xp, size, stride, offset).reshape(-1), device=dev)
+        storage = parent.new_zeros(n).index_put((mine,), parent.reshape(-1))
+        storage = storage.index_put((view,), new.reshape(-1))
+        return storage[mine].reshape(shape)

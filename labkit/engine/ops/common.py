@@ -55,6 +55,13 @@ def float_operands(a, b):
     return cast(a, dt), cast(b, dt)
 
 
+def require_tensor(name, other, position=1):
+    """torch's signature takes only a tensor here (maximum(x, 2) is a TypeError)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position {position}) must be Tensor, not "
+                        f"{type(other).__name__}. Wrap the number: labkit.tensor(value).")
+
+
 def require_float(name, x):
     """torch implements some float-only ops for no integer or bool dtype: refuse as it does,
     rather than computing in float32 (code that runs here would then fail under torch)."""

@@ -5,7 +5,7 @@ from ..dtype import from_np
 from ..function import Function
 from ..promotion import cast_all
 from ..tensor import Tensor, tensor_method
-from .common import data, operands
+from .common import data, operands, require_tensor
 from .table import Numpy
 from . import rules
 
@@ -68,16 +68,29 @@ class LogicalXor(_Compare):
     numpy, cuda, onnx = Numpy("logical_xor({0}, {1}, {out})"), "(!{0} != !{1})", "Xor"
 
 
-_COMPARABLE = (Tensor, int, float, np.generic)   # not arrays: torch raises TypeError
+_COMPARABLE = (Tensor, int, float, complex, np.generic)   # not arrays: torch: TypeError
+
+
+def _no_order(name):
+    raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'ComplexFloat': complex "
+                              "numbers have no order. Compare the real parts (or abs()) instead.")
 
 
 def _bind(cls, dunder=None):
+    ordered = cls.ufunc not in ("equal", "not_equal") and not cls.op_name.startswith("logical")
+
     def op(a, b):
+        if cls.op_name.startswith("logical"):
+            require_tensor(cls.op_name, b)
+        if ordered and type(b) is complex:
+            _no_order(cls.op_name)
         return cls.apply(a, b)
 
     def compare(a, b):
         """As torch's: NotImplemented for anything else, so x == None is False, not a tensor,
-        and x < 'a' is Python's TypeError."""
+        and x < 'a' is Python's TypeError. A complex number compares for == and != only."""
+        if ordered and type(b) is complex:
+            _no_order(cls.op_name)
         return cls.apply(a, b) if isinstance(b, _COMPARABLE) else NotImplemented
     op.__name__ = cls.op_name
     op.__doc__ = f"Elementwise {cls.op_name}: a bool tensor."

@@ -32,6 +32,18 @@ class Diagonal(Function):
                      DiagonalScatter.apply(new, parent._data.shape, offset, d1, d2), parent)
 
 
+class DiagonalCopy(Diagonal):
+    """diag() of a matrix: the diagonal as a new tensor (torch's diagonal_copy), not a view, so
+    a later in-place change of the matrix does not show in it, nor a change of it in the
+    matrix."""
+    node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, x, offset, d1, d2):
+        ctx.shape, ctx.args = x._data.shape, (offset, d1, d2)
+        return x.device.xp.diagonal(x._data, offset, d1, d2).copy()
+
+
 def _writeable(view):
     """numpy hands out diagonals read-only; torch's diagonal is a view that can be written."""
     if hasattr(view, "flags") and hasattr(view.flags, "writeable") and not view.flags.writeable:
@@ -67,8 +79,6 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _as_view(Diagonal.apply(input, *args), input, Diagonal, args)
 
 
-_diagonal = diagonal
-
 
 @tensor_method("diag_embed")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -90,7 +100,7 @@ def diag(input, diagonal=0):
     if nd == 1:
         return diag_embed(input, diagonal)
     if nd == 2:
-        return _diagonal(input, diagonal)
+        return DiagonalCopy.apply(input, int(diagonal), 0, 1)
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got shape {tuple(input.shape)}.")
 
 

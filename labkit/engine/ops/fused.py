@@ -40,17 +40,36 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 @tensor_method("lerp_")
 def lerp_(input, end, weight):
     """input += weight * (end - input), in place."""
-    return input.add_((end - input) * weight)
+    from .math import check_lerp, lerp
+    check_lerp(input, end, weight)
+    if input._data.dtype.kind == "c":        # (labkit's lerp has no complex version yet)
+        return input.add_((end - input) * weight)
+    return input.copy_(lerp(input.clone(), end, weight))
 
 
 def _index_add_args(input, dim, index, source):
     dim = _one_dim(dim, input._data.ndim, "index_add")
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
+    if not isinstance(index, Tensor) or index._data.ndim > 1:
         raise IndexError("index_add(): index must be a 1-D integer tensor.")
+    if index._data.dtype.name not in ("int32", "int64"):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype}. Convert it with index.long().")
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({input.dtype}) and source ({source.dtype}) must "
+                           f"have the same scalar type. Convert first: source.to({input.dtype}).")
     n = input._data.shape[dim] if input._data.ndim else 1
     i = index._data
-    if i.size and bool(((i < 0) | (i >= n)).any()):
-        raise IndexError(f"index_add(): index out of range for dim {dim} of size {n}.")
+    if not input._data.ndim and i.size != 1:
+        raise IndexError("index_add(): Dimension specified as 0 but tensor has no dimensions "
+                         "(a 0-d input takes one index, 0).")
+    if i.size and source.numel() and bool(((i < 0) | (i >= n)).any()):   # (torch checks as
+        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())           # it adds: nothing
+        # to add, no check)
+        # torch's kernel for a 0-d or 1-D input raises IndexError, for the others mostly
+        # RuntimeError (its choice of kernel decides: (1, 1, 1) gives IndexError)
+        raise (IndexError if input._data.ndim <= 1 else RuntimeError)(
+            f"index_add(): index {bad} is out of bounds for dimension {dim} with size {n} "
+            "(index out of range in self: index_add takes no negative positions).")
     want = list(input._data.shape)
     if want:
         want[dim] = i.size
@@ -64,13 +83,25 @@ def _index_add_args(input, dim, index, source):
 def index_add(input, dim, index, source, *, alpha=1):
     """A copy of input with source's slices added at index along dim (repeats add up)."""
     dim = _index_add_args(input, dim, index, source)
+    alpha = _alpha_in(input, alpha)
     return input + IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
                                      input._data.shape, _nothing(input))
 
 
+def _alpha_in(input, alpha):
+    """alpha as torch's kernel reads it: converted to input's dtype (2.5 is 2 for integers)."""
+    kind = input._data.dtype.kind
+    if kind in "iu" and not isinstance(alpha, bool):
+        return int(alpha)
+    return bool(alpha) if kind == "b" else alpha
+
+
 @tensor_method("index_add_")
 def index_add_(input, dim, index, source, *, alpha=1):
+    from .inplace import check_leaf
+    check_leaf("index_add_", input)
     dim = _index_add_args(input, dim, index, source)
+    alpha = _alpha_in(input, alpha)
     return input.add_(IndexAddNew.apply(source if alpha == 1 else source * alpha, dim, index,
                                         input._data.shape, _nothing(input)))
 

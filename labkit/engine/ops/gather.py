@@ -316,22 +316,53 @@ def index_select(input, dim, index):
     return IndexSelect.apply(input, dim, index)
 
 
-def _along(name, input, dim, index):
-    """The index tuple that picks `index` (1-D) along dim, range-checked."""
+def _along(name, input, dim, index, negative=True):
+    """The index tuple that picks `index` (1-D) along dim, range-checked. torch wants an int64
+    index for both index_fill_ and index_copy_, and only index_fill_ counts negative positions
+    from the end."""
     dim = _one_dim(dim, input._data.ndim, name)
     if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" or index._data.ndim > 1:
         raise IndexError(f"{name}(): index must be a 1-D integer tensor.")
+    if input._data.ndim == 0 and index._data.size != 1 and name == "index_copy_":
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one "
+                         f"element (got {index._data.size})")
+    if index._data.dtype.name != "int64":
+        raise (IndexError if name == "index_fill_" else RuntimeError)(
+            f"{name}(): Expected a long tensor (dtype int64) for index, but got {index.dtype}. "
+            "Convert it with index.long().")
     n, i = input._data.shape[dim] if input._data.ndim else 1, index._data
-    if i.size and bool(((i < -n) | (i >= n)).any()):
+    if i.size and (negative or input._data.size) and \
+            bool(((i < (-n if negative else 0)) | (i >= n)).any()):   # (index_copy_ of an
+        # empty input copies nothing and checks nothing, as torch)
         raise IndexError(f"{name}(): index out of range for dimension {dim} of size {n} "
                          f"(shape {tuple(input.shape)}).")
+    if input._data.ndim == 0:        # a 0-d input is its one slice: all of it, or nothing
+        return Ellipsis if i.size else ()
     return (slice(None),) * dim + (index.reshape(-1),)
 
 
 @tensor_method("index_fill_")
 def index_fill_(input, dim, index, value):
-    """Set the slices at `index` along dim to value, in place (an x[..., index] = value)."""
-    input[_along("index_fill_", input, dim, index)] = value
+    """Set the slices at `index` along dim to value, in place (an x[..., index] = value). A
+    tensor value must be 0-d, and is converted to input's dtype (as a number would be)."""
+    from .inplace import check_leaf
+    check_leaf("index_fill_", input)
+    key = _along("index_fill_", input, dim, index)
+    if (isinstance(value, complex) or isinstance(value, Tensor) and value._data.dtype.kind == "c") \
+            and input._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           f"supported (input is {input.dtype}). Fill with value.real.")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s). Fill with "
+                               "value.item(), or use index_copy_ for values per slice.")
+        if value._data.dtype != input._data.dtype:
+            value = value.to(input.dtype)
+    if key != ():
+        input[key] = value
+    else:
+        input._bump_version()        # (torch counts the call, though nothing changed)
     return input
 
 
@@ -343,7 +374,13 @@ def index_fill(input, dim, index, value):
 @tensor_method("index_copy_")
 def index_copy_(input, dim, index, source):
     """Copy source's slices to the positions `index` along dim, in place."""
-    input[_along("index_copy_", input, dim, index)] = source
+    from .inplace import check_leaf
+    check_leaf("index_copy_", input)
+    if isinstance(source, Tensor) and source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {input.dtype} and (source) {source.dtype}. Convert "
+                           f"first: source.to({input.dtype}).")
+    input[_along("index_copy_", input, dim, index, negative=False)] = source
     return input
 
 

@@ -525,8 +525,7 @@ def setitem(x, idx, value):
 def take(input, index):
     """input's elements at flat positions `index` (as if input were 1-D); the result has
     index's shape. Negative positions count from the end."""
-    if not isinstance(index, Tensor) or index._data.dtype.kind not in "iu" \
-            or index._data.dtype == np.uint8:
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{getattr(index, 'dtype', type(index).__name__)}. Convert with "
                            "index.long().")

@@ -32,7 +32,11 @@ def _accumulated(x, indices, values):
     lead, rest = tuple(x.shape[:k]), tuple(x.shape[k:])
     target = broadcast_shape([tuple(i.shape) for i in expanded])
     linear = None
-    for i, n in zip(expanded, lead):
+    for d, (i, n) in enumerate(zip(expanded, lead)):
+        if i.numel() and (int(i.min()) < -n or int(i.max()) >= n):    # (before index_add,
+            bad = int(i.min()) if int(i.min()) < -n else int(i.max())   # whose error class
+            raise IndexError(f"index_put_: index {bad} is out of bounds for dimension {d} "
+                             f"with size {n}")                          # depends on the rank)
         i = i.long().expand(*target) % n if n else i.long().expand(*target)
         linear = i if linear is None else linear * n + i
     values = values.to(x.dtype).expand(*(target + rest))

@@ -15,6 +15,7 @@ from ..creation import zeros_like
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, unary
 from .shape import Clone
+from ..dtype import from_np
 from ..promotion import category, fill_value, number_bound, result_np
 from .common import data, float_operands, require_float
 from .common import operands as _operands
@@ -42,12 +43,7 @@ def inplace(x, name, write, fn_cls, *args):
         tell_tracer(fn_cls, (x,) + args, x)   # x now holds fn_cls(x_old, *args)
         return x
     base = x._base
-    if x._rg and x.grad_fn is None:
-        raise RuntimeError(
-            f"{name}: a leaf Variable that requires grad is being used in an in-place "
-            "operation. autograd needs the original value of this leaf "
-            "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
-            "or use the out-of-place form (w = w - lr * g).")
+    check_leaf(name, x)
     if base is not None and base.grad_fn is None and (base._rg or x._rg):
         # torch's rule: a view that requires grad, of a leaf (x = arange(6.).view(2, 3)
         # .requires_grad_() is such a leaf; its views may not be changed in place either)
@@ -62,6 +58,14 @@ def inplace(x, name, write, fn_cls, *args):
             "views may not "
             "be changed in place while autograd records (as in torch). Use the out-of-place "
             "form, or .clone() the view first.")
+    if base is not None and x._view_of is not None and _of_multi_output(x):
+        node = getattr(x.grad_fn, "node_name", type(x.grad_fn).__name__)
+        raise RuntimeError(
+            f"{name}: Output 0 of {node.replace('Backward0', '')} is a view and is being "
+            "modified inplace. This view is the output of a function that returns multiple "
+            "views. Such functions do not allow the output views to be modified inplace (a "
+            "view of an output of split, chunk or unbind counts as one, as in torch). Use the "
+            "out-of-place form, or .clone() the split's outputs first.")
     if base is not None and x._view_of is None:
         raise RuntimeError(
             f"{name}: in-place change of this view of a tensor that requires grad is not "
@@ -79,6 +83,33 @@ def inplace(x, name, write, fn_cls, *args):
     return x
 
 
+def check_leaf(name, x):
+    """torch refuses an in-place change of a leaf that requires grad (while recording) before
+    it looks at the op's other arguments."""
+    if x._rg and x.grad_fn is None and mode.enabled:
+        raise RuntimeError(
+            f"{name}: a leaf Variable that requires grad is being used in an in-place "
+            "operation. autograd needs the original value of this leaf "
+            "tensor. Wrap parameter updates in `with labkit.no_grad():`, "
+            "or use the out-of-place form (w = w - lr * g).")
+    base = x._base
+    if base is not None and base.grad_fn is None and (base._rg or x._rg) and mode.enabled \
+            and not x._no_grad_view:
+        raise RuntimeError(
+            f"{name}: a view of a leaf Variable that requires grad is being used in an in-place "
+            f"operation (the leaf has shape {tuple(base.shape)}). Wrap parameter updates in "
+            "`with labkit.no_grad():`, or .clone() the view and change the copy.")
+
+
+def _of_multi_output(x):
+    """x is a view of a view ... of an output of split/chunk/unbind."""
+    while x._view_of is not None:
+        x = x._view_of[0]
+        if x._multi_output:
+            return True
+    return False
+
+
 def _snapshot(t):
     """A copy of t's value that carries t's current history (the input of the recorded op)."""
     old = Tensor._make(t._data.copy(), t.device, t._rg)
@@ -92,7 +123,7 @@ def _check_result(name, x, out):
         raise RuntimeError(f"{name}: the result has shape {tuple(out.shape)} but the tensor "
                            f"changed in place has shape {tuple(x.shape)}; in-place ops cannot "
                            "change the shape. Use the out-of-place form.")
-    if not x.device.xp.can_cast(out._data.dtype, x._data.dtype, "same_kind"):
+    if category(out._data.dtype) > category(x._data.dtype):     # torch's canCast
         raise RuntimeError(f"{name}: the result has dtype {out.dtype}, which does not fit this "
                            f"tensor's dtype {x.dtype}. Convert first, e.g. x = x.float(), or use "
                            "the out-of-place form.")
@@ -139,6 +170,9 @@ def _refresh(view):
     parent, op, args = view._view_of
     if parent._base is not None:
         _refresh(parent)
+    if type(parent.grad_fn) is StaleMultiOutputView:   # a view of a stale split output: using
+        view.grad_fn, view._hist_v = parent.grad_fn, version   # it raises torch's error then,
+        return                                                 # not this write
     fresh = op.apply(parent, *args)
     view.grad_fn, view._out_idx, view._rg = fresh.grad_fn, fresh._out_idx, fresh._rg
     view._hist_v = version
@@ -216,7 +250,7 @@ def _binary(name, ufunc, fn_cls, dunder):
         if ufunc == "subtract":
             arithmetic._check_bool(name, x, other)     # as torch: no bool subtraction
         if alpha != 1:
-            other = other * alpha
+            other = _scaled(x, other, alpha)
         if isinstance(other, Tensor):
             if other.device is not x.device:
                 raise RuntimeError(f"{name}: expected both tensors on the same device, found "
@@ -254,10 +288,21 @@ def _binary(name, ufunc, fn_cls, dunder):
     return op
 
 
+def _scaled(x, other, alpha):
+    """alpha * other in the result dtype of x and other, as torch computes x + alpha * other
+    (an int16 x minus 2 * a uint8 255 subtracts 510, not the 254 uint8 arithmetic wraps to)."""
+    dt = result_np(x, other)
+    if isinstance(other, Tensor) and other._data.dtype != dt:
+        other = other.to(from_np(dt))
+    if dt.kind == "b":                  # a bool sum: alpha is True or False
+        return other * bool(alpha) if isinstance(other, Tensor) else bool(other) and bool(alpha)
+    return other * alpha
+
+
 def _check_result_type(name, ufunc, x, other):
     """In place, x keeps its dtype: torch refuses a result of a higher category."""
     dt = result_np(x, other)
-    if ufunc == "true_divide" and dt.kind != "f":
+    if ufunc == "true_divide" and dt.kind in "biu":   # (a complex quotient stays complex)
         dt = result_np(1.0)                    # true division of integers gives float32
     if category(dt) > category(x._data.dtype):
         raise RuntimeError(f"{name}: result type {dt} can't be cast to the desired output "
@@ -325,6 +370,10 @@ def zero_(x):
 
 @tensor_method("fill_")
 def fill_(x, value):
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions. Use x.copy_(value) to copy a tensor "
+                           "in, or fill with value.item().")
     if not isinstance(value, Tensor):
         value = fill_value(x._data.dtype, value)
     return inplace(x, "fill_", lambda d: d.__setitem__(Ellipsis, data(value)), _Fill, value)
@@ -356,6 +405,9 @@ def _check_broadcasts_to(name, src, x):
 
 @tensor_method("clamp_", "clip_")
 def clamp_(x, min=None, max=None):
+    if x._data.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types (as in torch: "
+                                  "complex numbers have no order). Clamp z.real or z.abs().")
     cls = unary.Clamp if min is not None and max is not None else \
         unary.ClampMin if min is not None else unary.ClampMax
     if min is None and max is None:
@@ -426,6 +478,8 @@ def _fill_value(x, value):
             raise RuntimeError(f"masked_fill: only supports a 0-dimensional value tensor, but "
                                f"got one with shape {tuple(value.shape)}. Use labkit.where(mask, "
                                "value, x) to fill from a tensor.")
+        if x._data.dtype.kind in "iu":
+            fill_value(x._data.dtype, value.item())    # as torch: -32768 does not fit uint8
         return value if value.dtype == x.dtype else value.to(x.dtype)
     return fill_value(x._data.dtype, value)
 

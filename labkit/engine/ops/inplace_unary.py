@@ -6,6 +6,7 @@ base when applied to a view, and refuses a leaf that requires grad, exactly like
 values come from the op's own forward, so x.exp_() and x.exp() can never disagree.
 """
 from ..function import _NULL
+from ..promotion import category, fill_value
 from ..tensor import Tensor, tensor_method
 from . import arithmetic, math as _math, unary
 from .inplace import _check_broadcasts_to, inplace
@@ -13,7 +14,8 @@ from .inplace import _check_broadcasts_to, inplace
 
 def _assign(xp, d, result):
     """d[...] = result, refusing a cast torch refuses (a float result into an int tensor)."""
-    if not xp.can_cast(result.dtype, d.dtype, "same_kind"):
+    if category(result.dtype) > category(d.dtype):   # torch's canCast: int16 into uint8 is
+        # fine, float into int or int into bool is not
         raise TypeError(f"result type {result.dtype} can't be cast to the desired output type "
                         f"{d.dtype}")
     d[...] = result
@@ -97,6 +99,9 @@ def pow_(x, exponent):
                            f"and {exponent.device}; move one with .to().")
     if isinstance(exponent, Tensor):
         _check_broadcasts_to("pow_", exponent, x)
+    elif x._data.dtype.kind in "iu" and isinstance(exponent, int) and \
+            not isinstance(exponent, bool):
+        fill_value(x._data.dtype, exponent)     # as torch: 300 does not fit a uint8 x
 
     def write(d):
         _assign(x.device.xp, d, cls.forward(_NULL, Tensor._make(d, x.device), exponent))

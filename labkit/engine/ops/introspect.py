@@ -23,17 +23,17 @@ def stride(x, dim=None):
     """Steps in elements between neighbours along each dim (numpy counts bytes)."""
     d = x._data
     shape = d.shape
-    if d.flags.c_contiguous:     # torch's row-major strides (numpy gives 0 in a size-0 array)
-        s, step = [], 1
+    if d.size == 0 and not any(d.strides):   # numpy gives a new empty array 0 strides:
+        s, step = [], 1                       # torch's row-major ones
         for n in reversed(shape):
             s.append(step)
             step *= max(n, 1)
         s = tuple(reversed(s))
-    else:                        # a dim of size 1 that numpy strides 0 (None, unsqueeze):
-        s = [b // d.itemsize for b in d.strides]      # torch's unsqueeze rule, size * stride
-        for i in reversed(range(len(s))):              # of the next dim
-            if shape[i] == 1 and s[i] == 0:
-                s[i] = shape[i + 1] * s[i + 1] if i + 1 < len(s) else 1
+    else:                        # a view's own strides (x[:, 3:] of a (2, 3, 4) keeps 12, 4, 1,
+        s = [b // d.itemsize for b in d.strides]       # a transposed column keeps its 1, 4);
+        for i in reversed(range(len(s))):              # a dim of size 1 that numpy strides 0
+            if shape[i] == 1 and s[i] == 0:            # (None, unsqueeze): torch's unsqueeze
+                s[i] = shape[i + 1] * s[i + 1] if i + 1 < len(s) else 1   # rule
         s = tuple(s)
     if dim is None:
         return s

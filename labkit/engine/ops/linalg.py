@@ -42,8 +42,13 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx, a, b):           # the entry points (mm, matmul, bmm, dot) checked a and b
-        ctx.save_for_backward(a, b)
         x, w = a._data, b._data
+        need = ctx.needs_input_grad
+        if not need or (need[0] and need[1]):
+            ctx.save_for_backward(a, b)
+        else:                         # as torch: a only for b's gradient, b only for a's (so
+            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)   # a later
+            ctx.nd = (x.ndim, w.ndim)                   # in-place change of the other is fine)
         if w.ndim == 2 and x.ndim <= 2 and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
             return x.dot(w)           # the same BLAS call, without the matmul ufunc's 0.6 us
         y = a.device.xp.matmul(x, w)
@@ -55,7 +60,8 @@ class MatMul(Function):
         """The same products on arrays, for matrices and batches (numpy hands transposed
         views to BLAS as they are, and copies a stride-0 gradient itself)."""
         x, w = ctx.saved_arrays
-        if x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype or x.dtype.kind == "c":
+        if x is None or w is None or x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype \
+                or x.dtype.kind == "c":
             return NotImplemented
         need = ctx.needs_input_grad
         dt = x.dtype
@@ -73,18 +79,20 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        a, b = cj(a), cj(b)       # complex: the gradient is grad @ b^H (conj transpose)
-        need = ctx.needs_input_grad
+        a = None if a is None else cj(a)     # complex: the gradient is grad @ b^H (conj
+        b = None if b is None else cj(b)     # transpose); one side is None when only the
+        need = ctx.needs_input_grad          # other's gradient is wanted
+        nd_a, nd_b = (a.ndim, b.ndim) if a is not None and b is not None else ctx.nd
         ga = gb = None
-        if a.ndim == 1 and b.ndim == 1:              # dot product
+        if nd_a == 1 and nd_b == 1:                  # dot product
             ga = grad * b if need[0] else None
             gb = grad * a if need[1] else None
-        elif a.ndim == 1:                            # (k) @ (..., k, n)
+        elif nd_a == 1:                              # (k) @ (..., k, n)
             if need[0]:
                 ga = (grad.unsqueeze(-2) @ b.mT).squeeze(-2)
             if need[1]:
                 gb = a.unsqueeze(-1) @ grad.unsqueeze(-2)
-        elif b.ndim == 1:                            # (..., m, k) @ (k)
+        elif nd_b == 1:                              # (..., m, k) @ (k)
             if need[0]:
                 ga = grad.unsqueeze(-1) @ b.unsqueeze(-2)
             if need[1]:

@@ -305,25 +305,44 @@ class Atan2(Function):
         return (grad * b * recip if need[0] else None), (-grad * a * recip if need[1] else None)
 
 
+def check_lerp(start, end, weight):
+    """torch's lerp wants end in start's dtype (a weight tensor too, unless 0-d), and a
+    floating start."""
+    if not isinstance(end, Tensor):
+        raise TypeError(f"lerp(): argument 'end' must be Tensor, not {type(end).__name__}. "
+                        "Wrap it: labkit.tensor(value).")
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._data.dtype != start._data.dtype and \
+                (name == "end" or t._data.ndim):
+            raise RuntimeError(f"expected dtype {start.dtype} for `{name}` but got dtype "
+                               f"{t.dtype} (lerp: convert it first, {name}.to({start.dtype})).")
+    if start._data.dtype.kind not in "fVc":     # V: bfloat16
+        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for {start.dtype} "
+                                  "(lerp needs floating-point tensors): convert first, x.float().")
+
+
 class Lerp(Function):
     """start + weight * (end - start); weight a number or a tensor."""
     node_name = "LerpBackward0"
 
     @staticmethod
     def forward(ctx, start, end, weight):
-        for name, t in (("end", end), ("weight", weight)):
-            if isinstance(t, Tensor) and t._data.dtype != start._data.dtype:
-                raise RuntimeError(f"lerp: expected {name} to have the same dtype as start "
-                                   f"({start.dtype}), got {t.dtype}. Convert it first.")
-        if start._data.dtype.kind not in "fV":     # V: bfloat16
-            raise RuntimeError(f"lerp: expected floating-point tensors, got {start.dtype}.")
-        ctx.save_for_backward(start, end, weight)
+        check_lerp(start, end, weight)
+        need = ctx.needs_input_grad        # as torch, save only what the wanted gradients read:
+        if need:                           # a number weight needs nothing saved at all
+            tensor_w = isinstance(weight, Tensor)
+            ctx.save_for_backward(start if need[2] else None, end if need[2] else None,
+                                  weight if tensor_w and (need[0] or need[1]) else None)
+            ctx.weight = None if tensor_w else weight
         s, e, w = start._data, end._data, data(weight)
-        return start.device.xp.asarray(s + w * (e - s)).astype(s.dtype, copy=False)
+        xp = start.device.xp      # torch's two-sided formula (its inf/nan and its rounding)
+        out = xp.where(xp.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w))
+        return xp.asarray(out).astype(s.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         start, end, weight = ctx.saved_tensors
+        weight = weight if ctx.weight is None else ctx.weight
         need = ctx.needs_input_grad
         gs = grad * (1 - weight) if need[0] else None
         ge = grad * weight if need[1] else None
@@ -391,25 +410,33 @@ class Remainder(Function):
     def forward(ctx, a, b):
         _check_not_bool("remainder", a, b)
         _int_zero_check("remainder", a, b)
-        ctx.save_for_backward(a, b)
+        need = ctx.needs_input_grad      # as torch: a and b only for b's gradient
+        if len(need) > 1 and need[1]:
+            ctx.save_for_backward(a, b)
         xp = (a if isinstance(a, Tensor) else b).device.xp
         with _quiet(xp):
             return xp.asarray(xp.remainder(*operands(a, b)))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gb = -grad * floor_divide(a, b) if need[1] else None
+        gb = None
+        if len(need) > 1 and need[1]:
+            a, b = ctx.saved_tensors
+            gb = -grad * floor_divide(a, b)
         return (grad if need[0] else None), gb
 
 
 def _check_not_bool(name, a, b):
     """torch has no bool kernel for //, %, fmod and rounded div: a bool result type (bool with
     bool, or with a Python bool) is refused, as torch does (NotImplementedError)."""
-    if result_np(a, b).kind == "b":
+    kind = result_np(a, b).kind
+    if kind == "b":
         raise NotImplementedError(f"{name}: not implemented for bool operands (as in torch); "
                                   "convert first, e.g. mask.long().")
+    if kind == "c":
+        raise NotImplementedError(f"{name}: not implemented for complex operands (as in torch: "
+                                  "complex numbers have no floor or remainder).")
 
 
 sinh = tensor_method("sinh")(unary_op(Sinh))

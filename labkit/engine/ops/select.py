@@ -2,7 +2,7 @@
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from ..promotion import cast_all, number_bound, result_np
-from .common import operands
+from .common import operands, require_tensor
 from .table import Numpy
 from . import rules
 
@@ -94,11 +94,15 @@ def where(condition, input, other):
 
 @tensor_method("maximum")
 def maximum(a, b):
+    require_tensor("maximum", a, 1)
+    require_tensor("maximum", b, 2)
     return Maximum.apply(a, b)
 
 
 @tensor_method("minimum")
 def minimum(a, b):
+    require_tensor("minimum", a, 1)
+    require_tensor("minimum", b, 2)
     return Minimum.apply(a, b)
 
 

@@ -192,7 +192,8 @@ class Expand(Function):
         d = x._data
         lead = len(shape) - d.ndim
         if lead >= 0 and shape[lead:] == d.shape and all(s == 1 for s in shape[:lead]):
-            return d[(None,) * lead]       # nothing grows: a writeable view, as in torch
+            return d[(None,) * lead + (Ellipsis,)]   # nothing grows: a writeable view, as torch
+            # (d[()] of a 0-d array would be a copied scalar: later writes would not show)
         try:
             return x.device.xp.broadcast_to(d, shape)
         except ValueError:

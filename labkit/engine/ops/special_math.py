@@ -8,7 +8,8 @@ from .complex_guard import refuse_complex
 from ..function import Function
 from ..tensor import Tensor, tensor_method
 from . import rules
-from .common import float_data, float_operands, operands
+from ..promotion import result_np
+from .common import float_data, float_operands, operands, require_tensor
 from .math import _check_not_bool
 
 
@@ -57,20 +58,21 @@ class Fmod(Function):
         _check_not_bool("fmod", a, b)
         x, y = operands(a, b)
         if xp.asarray(x).dtype.kind in "iub" and xp.asarray(y).dtype.kind in "iub" \
-                and bool((xp.asarray(y) == 0).any()):
+                and xp.asarray(x).size and bool((xp.asarray(y) == 0).any()):
             raise RuntimeError("ZeroDivisionError")
-        ctx.save_for_backward(a if isinstance(a, Tensor) else None,
-                              b if isinstance(b, Tensor) else None)
+        need = ctx.needs_input_grad      # as torch: a and b only for b's gradient
+        if len(need) > 1 and need[1]:
+            ctx.save_for_backward(a, b)
         ctx.b = b
         with _quiet(xp):
             return xp.asarray(xp.fmod(x, y))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
         need = ctx.needs_input_grad
         gb = None
         if len(need) > 1 and need[1]:
+            a, b = ctx.saved_tensors
             gb = -grad * (a / b).trunc()
         return (grad if need[0] else None), gb
 
@@ -106,6 +108,11 @@ def exp2(input):
 
 @tensor_method("hypot")
 def hypot(input, other):
+    require_tensor("hypot", other)
+    dt = result_np(input, other)
+    if dt.kind in "biu":
+        raise NotImplementedError(f"\"hypot_cpu\" not implemented for {dt} operands (as in "
+                                  "torch: floating point only). Convert first: x.float().")
     return Hypot.apply(input, other)
 
 
@@ -319,11 +326,13 @@ def _fminmax(a, b, take_a):
 
 @tensor_method("fmax")
 def fmax(input, other):
+    require_tensor("fmax", other)
     return _fminmax(input, other, input >= other)
 
 
 @tensor_method("fmin")
 def fmin(input, other):
+    require_tensor("fmin", other)
     return _fminmax(input, other, input <= other)
 
 
