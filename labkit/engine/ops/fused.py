@@ -62,9 +62,9 @@ def _index_add_args(input, dim, index, source):
     if not input._data.ndim and i.size != 1:
         raise IndexError("index_add(): Dimension specified as 0 but tensor has no dimensions "
                          "(a 0-d input takes one index, 0).")
-    if i.size and source.numel() and bool(((i < 0) | (i >= n)).any()):   # (torch checks as
-        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())           # it adds: nothing
-        # to add, no check)
+    # torch checks the index as it adds: with nothing to add, nothing is checked
+    if i.size and source.numel() and bool(((i < 0) | (i >= n)).any()):
+        bad = int(i.min()) if int(i.min()) < 0 else int(i.max())
         # torch's kernel for a 0-d or 1-D input raises IndexError, for the others mostly
         # RuntimeError (its choice of kernel decides: (1, 1, 1) gives IndexError)
         raise (IndexError if input._data.ndim <= 1 else RuntimeError)(
