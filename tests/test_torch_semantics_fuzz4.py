@@ -438,3 +438,16 @@ def test_product_saves_only_the_other_factor(op):
         return L.autograd.grad(out.sum(), a0)[0]
     same(lambda L: program(L, "a"))
     same(lambda L: program(L, "b"))
+
+
+@pytest.mark.parametrize("exponent", [False, True, 2, 2.0])
+def test_bool_pow_in_place_as_torch(exponent):
+    """bool ** bool stays bool in place as out of place; a number exponent is refused."""
+    got = []
+    for lib in (labkit, torch):
+        b = lib.tensor([True, False])
+        try:
+            got.append(b.pow_(exponent).tolist())
+        except RuntimeError:
+            got.append("RuntimeError")
+    assert got[0] == got[1]

@@ -104,5 +104,8 @@ def pow_(x, exponent):
         fill_value(x._data.dtype, exponent)     # as torch: 300 does not fit a uint8 x
 
     def write(d):
-        _assign(x.device.xp, d, cls.forward(_NULL, Tensor._make(d, x.device), exponent))
+        out = cls.forward(_NULL, Tensor._make(d, x.device), exponent)
+        if d.dtype.kind == "b" and isinstance(exponent, bool):
+            out = out.astype(bool)      # bool ** bool stays bool in torch, in place too
+        _assign(x.device.xp, d, out)
     return inplace(x, "pow_", write, cls, exponent)
