@@ -332,9 +332,13 @@ def test_lecture03_sigmoid_numbers_as_the_lecture_states():
         pts = labkit.tensor([-89.0, -88.0, -50.0, -44.0], requires_grad=True)
         (1 / (1 + (-pts).exp())).sum().backward()
     g = pts.grad.numpy()
-    assert np.isnan(g[0]) and g[1] == 0 and g[2] == 0 and 0 < g[3] < tiny * 1e19
+    tp = torch.tensor([-89.0, -88.0, -50.0, -44.0], requires_grad=True)
+    (1 / (1 + (-tp).exp())).sum().backward()       # the same numbers as torch's: 1 / u is
+    np.testing.assert_array_equal(g, tp.grad.numpy())   # u.reciprocal() in both
+    assert np.isnan(g[0]) and g[1] == 0 and 0 < g[2] < g[3] < tiny * 1e19
     assert math.log(np.finfo(np.float32).max) == pytest.approx(88.72, abs=0.01)
-    assert math.log(np.finfo(np.float32).max) / 2 == pytest.approx(44.36, abs=0.01)
+    assert math.log(np.finfo(np.float32).smallest_subnormal) / 2 == pytest.approx(-51.64, abs=0.01)
+    assert math.log(tiny) / 2 == pytest.approx(-43.67, abs=0.01)
     assert -math.log(np.finfo(np.float32).smallest_subnormal) == pytest.approx(103.28, abs=0.01)
     assert -math.log(tiny) == pytest.approx(87.34, abs=0.01)
 

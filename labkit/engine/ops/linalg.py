@@ -59,13 +59,13 @@ class MatMul(Function):
     def backward_arrays(ctx, grad):
         """The same products on arrays, for matrices and batches (numpy hands transposed
         views to BLAS as they are, and copies a stride-0 gradient itself)."""
-        x, w = ctx.saved_arrays
-        if x is None or w is None or x.ndim < 2 or w.ndim < 2 or grad.dtype is not x.dtype \
-                or x.dtype.kind == "c":
+        x, w = ctx.saved_arrays           # one is None when only the other's gradient is
+        nd = ctx.nd if x is None or w is None else (x.ndim, w.ndim)   # wanted (forward)
+        dt = (w if x is None else x).dtype
+        if nd[0] < 2 or nd[1] < 2 or grad.dtype is not dt or dt.kind == "c":
             return NotImplemented
         need = ctx.needs_input_grad
-        dt = x.dtype
-        if x.ndim == 2 == w.ndim and dt.kind == "f" and dt.itemsize >= 4:   # as forward: dot
+        if nd == (2, 2) and dt.kind == "f" and dt.itemsize >= 4:   # as forward: dot
             return (grad.dot(w.T) if need[0] else None), (x.T.dot(grad) if need[1] else None)
         xp = ctx._device.xp
         ga = xp.matmul(grad, w.swapaxes(-1, -2)) if need[0] else None
