@@ -171,3 +171,13 @@ def test_the_fake_catches_an_implicit_copy_to_the_host():
     with pytest.raises(TypeError, match=IMPLICIT):
         np.asarray(t._data)
     assert np.asarray(t.cpu()).shape == (3,)
+
+
+def test_numpy_names_cached_by_the_fake_do_not_shadow_builtins():
+    """The fake's module __getattr__ caches cupy.any, cupy.sum ... as globals; its own code
+    must still reach Python's any/sum (get_array_module once called numpy's any)."""
+    cp.any, cp.sum                                  # noqa: B018 (caches them)
+    host, dev = np.arange(3.0), cp.arange(3.0)
+    assert cp.get_array_module(host) is np and cp.get_array_module(dev) is cp
+    assert dev[..., None, 1:].shape == host[..., None, 1:].shape   # _index: Python's sum
+

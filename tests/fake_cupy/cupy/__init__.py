@@ -18,6 +18,8 @@ What it enforces are CuPy's rules for host/device separation (read from CuPy's s
 - numpy names CuPy lacks (errstate, seterr, geterr) are missing here too.
 - ElementwiseKernel / RawKernel / fuse raise NotImplementedError: nothing compiles CUDA C here.
 """
+import builtins
+
 import numpy as _np
 
 from . import cuda  # noqa: F401
@@ -109,7 +111,7 @@ def _index(key, shape):
     out, axis = [], 0
     for k in items:
         if k is Ellipsis:
-            axis += len(shape) - sum(_axes_used(j) for j in items)
+            axis += len(shape) - builtins.sum(_axes_used(j) for j in items)
         elif isinstance(k, _np.ndarray) and k.dtype.kind in "iu" and axis < len(shape) \
                 and shape[axis]:
             k = _np.mod(k, shape[axis])
@@ -401,7 +403,8 @@ def asnumpy(a, stream=None, order="C", out=None, blocking=True):
 
 def get_array_module(*args):
     import sys
-    return sys.modules[__name__] if any(isinstance(a, ndarray) for a in args) else _np
+    # builtins.any: the module __getattr__ below caches numpy's names (any, sum ...) as globals
+    return sys.modules[__name__] if builtins.any(isinstance(a, ndarray) for a in args) else _np
 
 
 def get_default_memory_pool():
